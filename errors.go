@@ -1,0 +1,44 @@
+package superagents
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Errors callers test for with errors.Is.
+var (
+	// ErrNotFound: no session, message or task with that id (deleted
+	// sessions are not found either).
+	ErrNotFound = errors.New("not found")
+	// ErrInvalid: the input itself is wrong (a bad role, empty text, a
+	// malformed id...). Interfaces report it as a usage error.
+	ErrInvalid = errors.New("invalid input")
+	// ErrCorrupt: the stored data breaks an invariant (a parent cycle, a
+	// missing parent). Nothing the caller can fix by retrying.
+	ErrCorrupt = errors.New("corrupt store")
+	// ErrConflict: the request is well-formed but the current state refuses
+	// it (a task that cannot make that transition, for example).
+	ErrConflict = errors.New("conflict")
+)
+
+// AmbiguousIDError is returned when an id prefix matches more than one
+// record. It lists the candidates so a person can pick; it never picks.
+type AmbiguousIDError struct {
+	Prefix     string
+	Candidates []string
+	// More is set when there were more candidates than listed.
+	More bool
+}
+
+func (e *AmbiguousIDError) Error() string {
+	list := strings.Join(e.Candidates, ", ")
+	if e.More {
+		list += ", ..."
+	}
+	return fmt.Sprintf("id prefix %q is ambiguous: it matches %s; give more characters", e.Prefix, list)
+}
+
+// Is makes errors.Is(err, ErrInvalid) true for an ambiguous prefix: the
+// caller has to give a longer one.
+func (e *AmbiguousIDError) Is(target error) bool { return target == ErrInvalid }

@@ -1,0 +1,3 @@
+module github.com/superagents/superagents
+
+go 1.26.0

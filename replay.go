@@ -1,0 +1,98 @@
+package superagents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// LineageReader is what BuildHistory needs from a store. A store passes one
+// bound to a single read transaction, so the history is a consistent
+// snapshot. Deleted sessions must still be readable through it.
+type LineageReader interface {
+	// Link returns a session's parent ("" for a root) and fork point, or an
+	// error wrapping ErrNotFound when there is no such session row.
+	Link(ctx context.Context, sessionID string) (parentID string, forkMessageID int64, err error)
+	// LastClear returns the id of the session's latest own clear message
+	// whose id is at most upto, or 0 when there is none.
+	LastClear(ctx context.Context, sessionID string, upto int64) (int64, error)
+	// Messages returns the session's own messages whose ids are in
+	// (after, upto], in id order.
+	Messages(ctx context.Context, sessionID string, after, upto int64) ([]Message, error)
+}
+
+// Unbounded is the upper bound of the session whose history is read: all
+// of its own messages count. Parents are always bounded by their child's
+// fork point, which may be 0 ("the parent had nothing yet").
+const Unbounded int64 = math.MaxInt64
+
+// Segment is the part of one session's own messages that an effective
+// history includes: the messages with ids in (After, Upto].
+type Segment struct {
+	SessionID string
+	After     int64
+	Upto      int64
+}
+
+// PlanHistory returns the segments that make up the effective history of
+// a session, oldest first. It walks from the session to its parent,
+// grandparent and so on, each ancestor bounded by its child's fork point,
+// and stops at the latest clear inside a bound or at the root.
+//
+// A parent cycle or a missing parent is reported as ErrCorrupt; the walk
+// never loops.
+func PlanHistory(ctx context.Context, r LineageReader, sessionID string) ([]Segment, error) {
+	var segments []Segment
+	seen := make(map[string]bool)
+	id, upto := sessionID, Unbounded
+	for {
+		if seen[id] {
+			return nil, fmt.Errorf("%w: session %s is its own ancestor (a parent cycle)", ErrCorrupt, id)
+		}
+		seen[id] = true
+		parent, forkPoint, err := r.Link(ctx, id)
+		if err != nil {
+			if errors.Is(err, ErrNotFound) && id != sessionID {
+				child := segments[len(segments)-1].SessionID
+				return nil, fmt.Errorf("%w: parent %s of session %s is missing", ErrCorrupt, id, child)
+			}
+			return nil, fmt.Errorf("read session %s: %w", id, err)
+		}
+		clearID, err := r.LastClear(ctx, id, upto)
+		if err != nil {
+			return nil, fmt.Errorf("find clear in session %s: %w", id, err)
+		}
+		segments = append(segments, Segment{SessionID: id, After: clearID, Upto: upto})
+		if clearID > 0 || parent == "" {
+			break
+		}
+		id, upto = parent, forkPoint
+	}
+	slices.Reverse(segments)
+	return segments, nil
+}
+
+// BuildHistory returns the effective history of a session: the segments of
+// PlanHistory replayed forward, origin first. It is the only code that
+// builds a history, so a live session and the same session read back after
+// a restart are identical.
+func BuildHistory(ctx context.Context, r LineageReader, sessionID string) ([]Message, error) {
+	segments, err := PlanHistory(ctx, r, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	var history []Message
+	for _, seg := range segments {
+		if seg.After >= seg.Upto {
+			continue
+		}
+		msgs, err := r.Messages(ctx, seg.SessionID, seg.After, seg.Upto)
+		if err != nil {
+			return nil, fmt.Errorf("read messages of session %s: %w", seg.SessionID, err)
+		}
+		history = append(history, msgs...)
+	}
+	return history, nil
+}

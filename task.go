@@ -1,0 +1,138 @@
+package superagents
+
+import (
+	"fmt"
+	"time"
+)
+
+// TaskStatus is where a background task is in its life.
+type TaskStatus string
+
+// Task statuses. Completed, error and cancelled are terminal; of them only
+// completed can be left again, by a resume (completed → resumed).
+const (
+	TaskQueued    TaskStatus = "queued"
+	TaskRunning   TaskStatus = "running"
+	TaskCompleted TaskStatus = "completed"
+	TaskError     TaskStatus = "error"
+	TaskCancelled TaskStatus = "cancelled"
+	TaskResumed   TaskStatus = "resumed"
+)
+
+// TaskStatuses lists every status, in lifecycle order.
+var TaskStatuses = []TaskStatus{TaskQueued, TaskRunning, TaskResumed, TaskCompleted, TaskError, TaskCancelled}
+
+// Valid reports whether s is a known status.
+func (s TaskStatus) Valid() bool {
+	switch s {
+	case TaskQueued, TaskRunning, TaskCompleted, TaskError, TaskCancelled, TaskResumed:
+		return true
+	}
+	return false
+}
+
+// Terminal reports whether the task has ended (for now: a completed task
+// can still be resumed).
+func (s TaskStatus) Terminal() bool {
+	return s == TaskCompleted || s == TaskError || s == TaskCancelled
+}
+
+// Active reports whether the task is queued or has a model working on it.
+func (s TaskStatus) Active() bool {
+	return s == TaskQueued || s == TaskRunning || s == TaskResumed
+}
+
+// CanBecome reports whether a task may move from s to next. Terminal states
+// never regress: a late event cannot turn cancelled into completed. The
+// only way out of a terminal state is completed → resumed.
+func (s TaskStatus) CanBecome(next TaskStatus) bool {
+	if s == next {
+		return true
+	}
+	switch s {
+	case TaskQueued:
+		return next == TaskRunning || next == TaskError || next == TaskCancelled
+	case TaskRunning, TaskResumed:
+		return next.Terminal()
+	case TaskCompleted:
+		return next == TaskResumed
+	}
+	return false
+}
+
+// TaskProgress is what a running task has done so far.
+type TaskProgress struct {
+	ToolCalls  int            `json:"tool_calls"`
+	ByName     map[string]int `json:"by_name,omitempty"`
+	LastTools  []string       `json:"last_tools,omitempty"`
+	Phase      string         `json:"phase,omitempty"`
+	LastUpdate time.Time      `json:"last_update,omitzero"`
+}
+
+// Task is a background sub-agent. Its ID is the ID of the session it runs
+// in (its child session).
+type Task struct {
+	ID              string `json:"id"`
+	ParentSessionID string `json:"parent_session_id"`
+	// ParentMessageID is the parent's last message when the task was
+	// launched (0 when the parent had none).
+	ParentMessageID int64      `json:"parent_message_id,omitempty"`
+	ParentAgent     string     `json:"parent_agent,omitempty"`
+	Description     string     `json:"description"`
+	Prompt          string     `json:"prompt"`
+	Agent           string     `json:"agent"`
+	Status          TaskStatus `json:"status"`
+	// StartedAt is when the task was launched, or last resumed.
+	StartedAt         time.Time    `json:"started_at"`
+	CompletedAt       *time.Time   `json:"completed_at,omitempty"`
+	ResultRetrievedAt *time.Time   `json:"result_retrieved_at,omitempty"`
+	Result            string       `json:"result,omitempty"`
+	Error             string       `json:"error,omitempty"`
+	Progress          TaskProgress `json:"progress"`
+	BatchID           string       `json:"batch_id,omitempty"`
+	ResumeCount       int          `json:"resume_count"`
+	IsForked          bool         `json:"is_forked"`
+	// Timeout is the limit on one run of the task; 0 means the default.
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// ClearedAt is set when the task was cleared from its parent's
+	// listing (superagents_clear, or the parent session's deletion).
+	ClearedAt *time.Time `json:"cleared_at,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+}
+
+// Validate reports whether a task record is fit to be stored.
+func (t Task) Validate() error {
+	if t.ParentSessionID == "" {
+		return fmt.Errorf("%w: a task needs a parent session", ErrInvalid)
+	}
+	if !t.Status.Valid() {
+		return fmt.Errorf("%w: unknown task status %q", ErrInvalid, t.Status)
+	}
+	if t.Timeout < 0 {
+		return fmt.Errorf("%w: negative task timeout", ErrInvalid)
+	}
+	return nil
+}
+
+// NewTask describes a task to create together with its child session, in
+// one transaction.
+type NewTask struct {
+	// Task is the record; its ID and CreatedAt are assigned.
+	Task Task
+	// Fork links the child session to Task.ParentSessionID at the parent's
+	// last message, so it inherits the parent's history (a delta fork).
+	Fork bool
+	// Session describes the child session and the messages it starts with.
+	Session NewSession
+}
+
+// TaskFilter selects tasks to list. Zero fields select everything; cleared
+// tasks are left out unless IncludeCleared is set.
+type TaskFilter struct {
+	ParentSessionID string
+	Status          TaskStatus
+	Agent           string
+	BatchID         string
+	IncludeCleared  bool
+	Limit           int
+}
