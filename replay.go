@@ -83,7 +83,7 @@ func BuildHistory(ctx context.Context, r LineageReader, sessionID string) ([]Mes
 	if err != nil {
 		return nil, err
 	}
-	var history []Message
+	parts := make([][]Message, 0, len(segments))
 	for _, seg := range segments {
 		if seg.After >= seg.Upto {
 			continue
@@ -92,7 +92,9 @@ func BuildHistory(ctx context.Context, r LineageReader, sessionID string) ([]Mes
 		if err != nil {
 			return nil, fmt.Errorf("read messages of session %s: %w", seg.SessionID, err)
 		}
-		history = append(history, msgs...)
+		parts = append(parts, msgs)
 	}
-	return history, nil
+	// One allocation of the exact size: long chains are not re-copied as
+	// the history grows.
+	return slices.Concat(parts...), nil
 }

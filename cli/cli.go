@@ -1,0 +1,256 @@
+// Package cli is the superagents command line: one cobra command tree,
+// built afresh for every run so that nothing is global. cmd/superagents
+// only hands it the process's arguments, streams and environment.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/sqlite"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // the operation failed
+	ExitUsage   = 2 // the command line or its input is invalid
+)
+
+// Env is the process environment the CLI runs in. Tests give their own.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads an environment variable.
+	Getenv func(string) string
+	// Version is the version stamped at build time, if any.
+	Version string
+	// StdinIsTerminal and StdoutIsTerminal say whether the streams are
+	// interactive terminals.
+	StdinIsTerminal  bool
+	StdoutIsTerminal bool
+}
+
+// usageError marks an error as the caller's mistake: exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// Main runs the command line and returns the process exit code.
+func Main(ctx context.Context, args []string, env Env) int {
+	app := &app{env: env}
+	root := app.rootCommand()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	app.close()
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintf(env.Stderr, "superagents: %s\n", oneLine(err))
+	return exitCode(err)
+}
+
+// exitCode classifies an error: input the caller must fix is a usage
+// error, everything else a failure.
+func exitCode(err error) int {
+	var usage usageError
+	switch {
+	case errors.As(err, &usage), errors.Is(err, sa.ErrInvalid):
+		return ExitUsage
+	case isCobraUsageError(err):
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// isCobraUsageError recognises the errors cobra makes itself for unknown
+// commands and bad arguments; it offers no types for them.
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument"} {
+		if strings.HasPrefix(msg, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLine keeps an error on one line of stderr.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+}
+
+// app holds what the commands of one run share: the environment, the
+// global flags and the lazily opened store.
+type app struct {
+	env     Env
+	dataDir string
+	store   *sqlite.Store
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "superagents",
+		Short: "Background agents with forkable memory",
+		Long: `superagents runs LLM agents that can launch background sub-agents, fork
+them with the parent's memory, resume them and collect their results.
+
+Conversations are stored once, as deltas: a fork costs one row, and a
+session's history is rebuilt by walking its ancestors back to a clear.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmd.Help()
+		},
+	}
+	root.SetIn(a.env.Stdin)
+	root.SetOut(a.env.Stdout)
+	root.SetErr(a.env.Stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.PersistentFlags().StringVar(&a.dataDir, "data-dir", "",
+		"directory holding the database (env SUPERAGENTS_DATA_DIR; default $XDG_DATA_HOME/superagents)")
+	root.AddCommand(
+		a.sessionsCommand(),
+		a.importCommand(),
+		a.appendCommand(),
+		a.forkCommand(),
+		a.clearCommand(),
+		a.historyCommand(),
+		a.exportCommand(),
+		a.deleteCommand(),
+		a.versionCommand(),
+	)
+	return root
+}
+
+// resolveDataDir applies the precedence flag → env → XDG default.
+func (a *app) resolveDataDir() (string, error) {
+	if a.dataDir != "" {
+		return a.dataDir, nil
+	}
+	if dir := a.env.Getenv("SUPERAGENTS_DATA_DIR"); dir != "" {
+		return dir, nil
+	}
+	if xdg := a.env.Getenv("XDG_DATA_HOME"); xdg != "" {
+		return filepath.Join(xdg, "superagents"), nil
+	}
+	home := a.env.Getenv("HOME")
+	if home == "" {
+		return "", errors.New("cannot find a data directory: set --data-dir, SUPERAGENTS_DATA_DIR or HOME")
+	}
+	return filepath.Join(home, ".local", "share", "superagents"), nil
+}
+
+// openStore opens the store once per run.
+func (a *app) openStore(ctx context.Context) (*sqlite.Store, error) {
+	if a.store != nil {
+		return a.store, nil
+	}
+	dir, err := a.resolveDataDir()
+	if err != nil {
+		return nil, err
+	}
+	st, err := sqlite.OpenDir(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("data directory %s: %w", dir, err)
+	}
+	a.store = st
+	return st, nil
+}
+
+func (a *app) close() {
+	if a.store != nil {
+		a.store.Close()
+		a.store = nil
+	}
+}
+
+// resolveSession turns what the user typed into a live session.
+func (a *app) resolveSession(ctx context.Context, ref string) (sa.Session, error) {
+	st, err := a.openStore(ctx)
+	if err != nil {
+		return sa.Session{}, err
+	}
+	return st.ResolveSession(ctx, ref)
+}
+
+// exactArgs is cobra.ExactArgs with an error that says what is missing.
+func exactArgs(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s takes %s (got %d argument(s)); see '%s --help'", cmd.CommandPath(), names, len(args), cmd.CommandPath())
+		}
+		return nil
+	}
+}
+
+func (a *app) versionCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			v := versionInfo(a.env.Version)
+			if asJSON {
+				return writeJSON(a.env.Stdout, v)
+			}
+			_, err := fmt.Fprintf(a.env.Stdout, "superagents %s (%s", v.Version, v.Go)
+			if err == nil && v.Commit != "" {
+				_, err = fmt.Fprintf(a.env.Stdout, ", commit %s", v.Commit)
+			}
+			if err == nil {
+				_, err = fmt.Fprintln(a.env.Stdout, ")")
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+type version struct {
+	Version string `json:"version"`
+	Go      string `json:"go"`
+	Commit  string `json:"commit,omitempty"`
+}
+
+// versionInfo prefers the version stamped at build time, then the module
+// version Go records for `go install module@version` builds.
+func versionInfo(stamped string) version {
+	v := version{Version: stamped}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		v.Go = info.GoVersion
+		if v.Version == "" {
+			v.Version = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v.Commit = s.Value[:12]
+			}
+		}
+	}
+	if v.Version == "" || v.Version == "(devel)" {
+		v.Version = "dev"
+	}
+	return v
+}
+
+// isNotExist reports whether err means a missing file.
+func isNotExist(err error) bool { return errors.Is(err, os.ErrNotExist) }

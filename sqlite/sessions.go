@@ -1,0 +1,400 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sa "github.com/superagents/superagents"
+)
+
+// querier is what both *sql.DB and *sql.Tx offer.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+const sessionColumns = `id, parent_id, fork_message_id, agent, model, title, created_at, deleted_at`
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+func scanSession(r rowScanner, extra ...any) (sa.Session, error) {
+	var (
+		s         sa.Session
+		parent    sql.NullString
+		forkPoint sql.NullInt64
+		created   int64
+		deleted   sql.NullInt64
+	)
+	dest := append([]any{&s.ID, &parent, &forkPoint, &s.Agent, &s.Model, &s.Title, &created, &deleted}, extra...)
+	if err := r.Scan(dest...); err != nil {
+		return sa.Session{}, err
+	}
+	s.ParentID, s.ForkMessageID = parent.String, forkPoint.Int64
+	s.CreatedAt, s.DeletedAt = fromNanos(created), fromNullNanos(deleted)
+	return s, nil
+}
+
+// CreateSession creates a root session with its first messages.
+func (s *Store) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session, error) {
+	if err := validateMessages(ns.Messages); err != nil {
+		return sa.Session{}, err
+	}
+	sess := sa.Session{ID: s.newID(), Agent: ns.Agent, Model: ns.Model, Title: ns.Title, CreatedAt: s.now().UTC()}
+	err := s.inWrite(ctx, func(tx *sql.Tx) error {
+		if err := insertSession(ctx, tx, sess); err != nil {
+			return err
+		}
+		_, err := insertMessages(ctx, tx, sess.ID, ns.Messages, s.now())
+		return err
+	})
+	if err != nil {
+		return sa.Session{}, fmt.Errorf("create session: %w", err)
+	}
+	return sess, nil
+}
+
+func insertSession(ctx context.Context, q querier, sess sa.Session) error {
+	var parent sql.NullString
+	var forkPoint sql.NullInt64
+	if sess.ParentID != "" {
+		parent = sql.NullString{String: sess.ParentID, Valid: true}
+		forkPoint = sql.NullInt64{Int64: sess.ForkMessageID, Valid: true}
+	}
+	_, err := q.ExecContext(ctx,
+		`INSERT INTO sessions (id, parent_id, fork_message_id, agent, model, title, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		sess.ID, parent, forkPoint, sess.Agent, sess.Model, sess.Title, nanos(sess.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("insert session: %w", err)
+	}
+	return nil
+}
+
+// Session returns one live session by its full id.
+func (s *Store) Session(ctx context.Context, id string) (sa.Session, error) {
+	return liveSession(ctx, s.read, id)
+}
+
+// liveSession reads a session that exists and is not deleted.
+func liveSession(ctx context.Context, q querier, id string) (sa.Session, error) {
+	sess, err := scanSession(q.QueryRowContext(ctx,
+		`SELECT `+sessionColumns+` FROM sessions WHERE id = ? AND deleted_at IS NULL`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return sa.Session{}, fmt.Errorf("session %s: %w", id, sa.ErrNotFound)
+	}
+	if err != nil {
+		return sa.Session{}, fmt.Errorf("read session %s: %w", id, err)
+	}
+	return sess, nil
+}
+
+// ResolveSession finds a live session by full id or unique prefix.
+func (s *Store) ResolveSession(ctx context.Context, ref string) (sa.Session, error) {
+	id, err := resolve(ctx, s.read, "session", `SELECT id FROM sessions WHERE id >= ? AND id < ? AND deleted_at IS NULL ORDER BY id LIMIT ?`, ref)
+	if err != nil {
+		return sa.Session{}, err
+	}
+	return liveSession(ctx, s.read, id)
+}
+
+// maxCandidates is how many matches an ambiguity error lists.
+const maxCandidates = 5
+
+// resolve runs a prefix range query (prefix, upper bound, limit) and turns
+// its result into one id, a not-found error or an ambiguity error.
+func resolve(ctx context.Context, q querier, what, query, ref string) (string, error) {
+	prefix, err := sa.CheckIDPrefix(ref)
+	if err != nil {
+		return "", err
+	}
+	rows, err := q.QueryContext(ctx, query, prefix, sa.PrefixUpperBound(prefix), maxCandidates+1)
+	if err != nil {
+		return "", fmt.Errorf("find %s %s: %w", what, ref, err)
+	}
+	ids, err := collectStrings(rows)
+	if err != nil {
+		return "", fmt.Errorf("find %s %s: %w", what, ref, err)
+	}
+	switch {
+	case len(ids) == 0:
+		return "", fmt.Errorf("no %s with id %s: %w", what, ref, sa.ErrNotFound)
+	case len(ids) == 1 || ids[0] == prefix:
+		// A full id is never ambiguous, even if it prefixes a longer one.
+		return ids[0], nil
+	}
+	amb := &sa.AmbiguousIDError{Prefix: prefix, Candidates: ids}
+	if len(ids) > maxCandidates {
+		amb.Candidates, amb.More = ids[:maxCandidates], true
+	}
+	return "", amb
+}
+
+func collectStrings(rows *sql.Rows) ([]string, error) {
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// ListSessions lists live sessions, newest first, with the number of
+// messages each stores itself.
+func (s *Store) ListSessions(ctx context.Context, f sa.SessionFilter) ([]sa.SessionSummary, error) {
+	query := `SELECT ` + prefixed("s.", sessionColumns) + `,
+		(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)
+		FROM sessions s WHERE s.deleted_at IS NULL`
+	var args []any
+	if f.ParentID != "" {
+		query += ` AND s.parent_id = ?`
+		args = append(args, f.ParentID)
+	}
+	query += ` ORDER BY s.created_at DESC, s.id DESC`
+	if f.Limit > 0 {
+		query += ` LIMIT ?`
+		args = append(args, f.Limit)
+	}
+	rows, err := s.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []sa.SessionSummary
+	for rows.Next() {
+		var sum sa.SessionSummary
+		if sum.Session, err = scanSession(rows, &sum.MessageCount); err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		out = append(out, sum)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+func prefixed(prefix, columns string) string {
+	cols := strings.Split(columns, ", ")
+	for i := range cols {
+		cols[i] = prefix + cols[i]
+	}
+	return strings.Join(cols, ", ")
+}
+
+// Fork creates a child of a live session: one row, pointing at the
+// parent's last own message, whatever the length of the history.
+func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) (sa.Session, error) {
+	var child sa.Session
+	err := s.inWrite(ctx, func(tx *sql.Tx) error {
+		var err error
+		child, err = forkIn(ctx, tx, s.newID(), parentID, opts, s.now())
+		return err
+	})
+	if err != nil {
+		return sa.Session{}, fmt.Errorf("fork session %s: %w", parentID, err)
+	}
+	return child, nil
+}
+
+// forkIn inserts childID as a child of parentID inside tx.
+func forkIn(ctx context.Context, tx *sql.Tx, childID, parentID string, opts sa.ForkOptions, now time.Time) (sa.Session, error) {
+	parent, err := liveSession(ctx, tx, parentID)
+	if err != nil {
+		return sa.Session{}, err
+	}
+	forkPoint, err := lastMessageID(ctx, tx, parentID)
+	if err != nil {
+		return sa.Session{}, err
+	}
+	child := sa.Session{
+		ID:            childID,
+		ParentID:      parent.ID,
+		ForkMessageID: forkPoint,
+		Agent:         cmp.Or(opts.Agent, parent.Agent),
+		Model:         cmp.Or(opts.Model, parent.Model),
+		Title:         opts.Title,
+		CreatedAt:     now.UTC(),
+	}
+	if err := insertSession(ctx, tx, child); err != nil {
+		return sa.Session{}, err
+	}
+	return child, nil
+}
+
+// lastMessageID returns a session's last own message id, 0 when it has
+// none. The (session_id, id) index makes it one index probe.
+func lastMessageID(ctx context.Context, q querier, sessionID string) (int64, error) {
+	var last int64
+	err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM messages WHERE session_id = ?`, sessionID).Scan(&last)
+	if err != nil {
+		return 0, fmt.Errorf("last message of %s: %w", sessionID, err)
+	}
+	return last, nil
+}
+
+// Append stores messages at the end of a live session, in one transaction.
+func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message) ([]sa.Message, error) {
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	if err := validateMessages(msgs); err != nil {
+		return nil, err
+	}
+	var stored []sa.Message
+	err := s.inWrite(ctx, func(tx *sql.Tx) error {
+		if _, err := liveSession(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		var err error
+		stored, err = insertMessages(ctx, tx, sessionID, msgs, s.now())
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+	}
+	return stored, nil
+}
+
+func validateMessages(msgs []sa.Message) error {
+	for i, m := range msgs {
+		if err := m.Validate(); err != nil {
+			if len(msgs) == 1 {
+				return err
+			}
+			return fmt.Errorf("message %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// insertMessages writes messages in order and returns them as stored.
+func insertMessages(ctx context.Context, tx *sql.Tx, sessionID string, msgs []sa.Message, now time.Time) ([]sa.Message, error) {
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages
+		(session_id, role, kind, parts, summary, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+	if err != nil {
+		return nil, fmt.Errorf("prepare insert: %w", err)
+	}
+	defer stmt.Close()
+	out := make([]sa.Message, len(msgs))
+	for i, m := range msgs {
+		m = m.Clone()
+		m.SessionID = sessionID
+		if m.Kind == "" {
+			m.Kind = sa.KindMessage
+		}
+		if m.Parts == nil {
+			m.Parts = []sa.Part{}
+		}
+		if m.CreatedAt.IsZero() {
+			m.CreatedAt = now.UTC()
+		}
+		m.CreatedAt = m.CreatedAt.UTC()
+		parts, err := json.Marshal(m.Parts)
+		if err != nil {
+			return nil, fmt.Errorf("encode parts: %w", err)
+		}
+		u := m.Usage
+		err = stmt.QueryRowContext(ctx, sessionID, m.Role, m.Kind, parts, boolInt(m.Summary), m.Model,
+			u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, nanos(m.CreatedAt)).Scan(&m.ID)
+		if err != nil {
+			return nil, fmt.Errorf("insert message: %w", err)
+		}
+		out[i] = m
+	}
+	return out, nil
+}
+
+// History returns the effective history of a live session, built by the
+// one replay algorithm from a consistent snapshot.
+func (s *Store) History(ctx context.Context, sessionID string) ([]sa.Message, error) {
+	var history []sa.Message
+	err := s.inRead(ctx, func(tx *sql.Tx) error {
+		if _, err := liveSession(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		var err error
+		history, err = sa.BuildHistory(ctx, lineage{tx}, sessionID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("history of session %s: %w", sessionID, err)
+	}
+	return history, nil
+}
+
+// lineage is the LineageReader over one transaction. It sees deleted
+// sessions too: their messages are still part of their descendants'
+// histories.
+type lineage struct{ q querier }
+
+func (l lineage) Link(ctx context.Context, id string) (string, int64, error) {
+	var parent sql.NullString
+	var forkPoint sql.NullInt64
+	err := l.q.QueryRowContext(ctx, `SELECT parent_id, fork_message_id FROM sessions WHERE id = ?`, id).Scan(&parent, &forkPoint)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", 0, fmt.Errorf("session %s: %w", id, sa.ErrNotFound)
+	}
+	if err != nil {
+		return "", 0, err
+	}
+	return parent.String, forkPoint.Int64, nil
+}
+
+func (l lineage) LastClear(ctx context.Context, id string, upto int64) (int64, error) {
+	var last int64
+	err := l.q.QueryRowContext(ctx,
+		`SELECT COALESCE(MAX(id), 0) FROM messages WHERE session_id = ? AND kind = 'clear' AND id <= ?`, id, upto).Scan(&last)
+	return last, err
+}
+
+func (l lineage) Messages(ctx context.Context, id string, after, upto int64) ([]sa.Message, error) {
+	// Counting first (an index range scan) lets the result be allocated
+	// once; decoding dominates the cost anyway.
+	var n int
+	err := l.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE session_id = ? AND id > ? AND id <= ?`,
+		id, after, upto).Scan(&n)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := l.q.QueryContext(ctx, `SELECT id, session_id, role, kind, parts, summary, model,
+		input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at
+		FROM messages WHERE session_id = ? AND id > ? AND id <= ? ORDER BY id`, id, after, upto)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]sa.Message, 0, n)
+	for rows.Next() {
+		var (
+			m       sa.Message
+			parts   sql.RawBytes // decoded at once, so no copy is needed
+			summary int
+			created int64
+		)
+		u := &m.Usage
+		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Kind, &parts, &summary, &m.Model,
+			&u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &created); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(parts, &m.Parts); err != nil {
+			return nil, fmt.Errorf("%w: message %d has unreadable parts: %v", sa.ErrCorrupt, m.ID, err)
+		}
+		m.Summary, m.CreatedAt = summary != 0, fromNanos(created)
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}

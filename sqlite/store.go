@@ -1,0 +1,185 @@
+// Package sqlite is the embedded Store: one SQLite file in WAL mode,
+// through the pure-Go modernc driver, with its schema migrated by goose on
+// open.
+//
+// Writes go through a single connection that begins every transaction
+// IMMEDIATE, so writers queue instead of failing with SQLITE_BUSY; reads
+// use a separate pool of read-only connections whose transactions see a
+// consistent snapshot without blocking the writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	sa "github.com/superagents/superagents"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// FileName is the database's file name inside a data directory.
+const FileName = "superagents.db"
+
+// Store is the SQLite implementation of superagents.Store.
+type Store struct {
+	write *sql.DB // one connection, BEGIN IMMEDIATE
+	read  *sql.DB // read-only pool, deferred transactions
+	now   func() time.Time
+	newID func() string
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithIDGenerator replaces the random session id generator (tests use it
+// to make ids that share a prefix).
+func WithIDGenerator(newID func() string) Option {
+	return func(s *Store) { s.newID = newID }
+}
+
+var _ sa.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the database at path and migrates it to
+// the current schema. The directory must exist.
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if _, err := os.Stat(dir); err != nil {
+			return nil, fmt.Errorf("open store: data directory: %w", err)
+		}
+	}
+	write, err := sql.Open("sqlite", dsn(path, "immediate", false))
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	write.SetMaxOpenConns(1)
+	if err := migrate(ctx, write); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	read, err := sql.Open("sqlite", dsn(path, "deferred", true))
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	read.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
+	s := &Store{write: write, read: read, now: time.Now, newID: sa.NewID}
+	for _, opt := range opts {
+		opt(s)
+	}
+	return s, nil
+}
+
+// OpenDir opens the store file inside a data directory, creating the
+// directory (private to the user) if needed.
+func OpenDir(ctx context.Context, dir string, opts ...Option) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	return Open(ctx, filepath.Join(dir, FileName), opts...)
+}
+
+// dsn builds the modernc connection string. synchronous=NORMAL is the
+// usual choice with WAL: a crash of the process or the machine leaves a
+// consistent database; a power loss may drop the latest commits.
+func dsn(path, txlock string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	}
+	q.Set("_txlock", txlock)
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	files, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, files, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate schema: %w", err)
+	}
+	return nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	return errors.Join(s.read.Close(), s.write.Close())
+}
+
+// inWrite runs fn in one write transaction, committing when it returns nil.
+func (s *Store) inWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// inRead runs fn in one read transaction: everything it reads is one
+// consistent snapshot.
+func (s *Store) inRead(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only: nothing to keep
+	return fn(tx)
+}
+
+// DB returns the write connection pool, for tests that must reach below
+// the Store interface (to corrupt data on purpose, for instance).
+func (s *Store) DB() *sql.DB { return s.write }
+
+func nanos(t time.Time) int64 { return t.UnixNano() }
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+func nullNanos(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
+}
+
+func fromNullNanos(n sql.NullInt64) *time.Time {
+	if !n.Valid {
+		return nil
+	}
+	t := fromNanos(n.Int64)
+	return &t
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

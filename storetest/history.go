@@ -1,0 +1,258 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	sa "github.com/superagents/superagents"
+)
+
+// testSeed004Walkthrough is the seed's own scenario: A asks Q1 and Q2, is
+// forked into B, B asks Q3 and is forked into C.
+func testSeed004Walkthrough(t *testing.T, factory Factory) {
+	st, _ := openStore(t, factory)
+	a := mustCreate(t, st, user("Q1"), agent("A1"), user("Q2"))
+	a2 := mustAppend(t, st, a.ID, agent("A2"))
+
+	b := mustFork(t, st, a.ID)
+	if b.ForkMessageID != a2[0].ID {
+		t.Fatalf("fork_message_id = %d, want the id of A2 (%d), the parent's last message", b.ForkMessageID, a2[0].ID)
+	}
+	wantTexts(t, st, b.ID, "Q1", "A1", "Q2", "A2")
+	mustAppend(t, st, b.ID, user("Q3"), agent("A3"))
+
+	c := mustFork(t, st, b.ID)
+	wantTexts(t, st, c.ID, "Q1", "A1", "Q2", "A2", "Q3", "A3")
+
+	t.Run("parent's later messages are invisible to children", func(t *testing.T) {
+		mustAppend(t, st, a.ID, user("A-after-fork"))
+		wantTexts(t, st, b.ID, "Q1", "A1", "Q2", "A2", "Q3", "A3")
+		wantTexts(t, st, c.ID, "Q1", "A1", "Q2", "A2", "Q3", "A3")
+	})
+	t.Run("child's messages are invisible to the parent", func(t *testing.T) {
+		mustAppend(t, st, b.ID, user("B-after-C"))
+		mustAppend(t, st, c.ID, user("Q4"))
+		wantTexts(t, st, a.ID, "Q1", "A1", "Q2", "A2", "A-after-fork")
+		wantTexts(t, st, b.ID, "Q1", "A1", "Q2", "A2", "Q3", "A3", "B-after-C")
+		wantTexts(t, st, c.ID, "Q1", "A1", "Q2", "A2", "Q3", "A3", "Q4")
+	})
+	t.Run("grandchild sees the grandparent's first question", func(t *testing.T) {
+		hist := texts(t, st, c.ID)
+		if hist[0] != "Q1" {
+			t.Fatalf("grandchild's first message = %q, want Q1", hist[0])
+		}
+	})
+}
+
+// testForkAndClear covers every position of a clear relative to a fork.
+func testForkAndClear(t *testing.T, factory Factory) {
+	st, _ := openStore(t, factory)
+	tests := []struct {
+		name   string
+		build  func(t *testing.T) (child string)
+		parent []string // the parent's history, when checked
+		want   []string
+	}{
+		{
+			name: "clear in the child",
+			build: func(t *testing.T) string {
+				p := mustCreate(t, st, user("P1"), agent("P2"))
+				c := mustFork(t, st, p.ID)
+				mustAppend(t, st, c.ID, user("C1"))
+				mustClear(t, st, c.ID)
+				mustAppend(t, st, c.ID, user("C2"))
+				return c.ID
+			},
+			want: []string{"C2"},
+		},
+		{
+			name: "clear in the parent before the fork point",
+			build: func(t *testing.T) string {
+				p := mustCreate(t, st, user("P1"))
+				mustClear(t, st, p.ID)
+				mustAppend(t, st, p.ID, user("P2"), agent("P3"))
+				c := mustFork(t, st, p.ID)
+				mustAppend(t, st, c.ID, user("C1"))
+				return c.ID
+			},
+			want: []string{"P2", "P3", "C1"},
+		},
+		{
+			name: "clear exactly at the fork point",
+			build: func(t *testing.T) string {
+				p := mustCreate(t, st, user("P1"), agent("P2"))
+				mustClear(t, st, p.ID)
+				c := mustFork(t, st, p.ID)
+				mustAppend(t, st, c.ID, user("C1"))
+				return c.ID
+			},
+			want: []string{"C1"},
+		},
+		{
+			name: "clear in the parent after the fork point is ignored by the child",
+			build: func(t *testing.T) string {
+				p := mustCreate(t, st, user("P1"), agent("P2"))
+				c := mustFork(t, st, p.ID)
+				mustClear(t, st, p.ID)
+				mustAppend(t, st, p.ID, user("P3"))
+				mustAppend(t, st, c.ID, user("C1"))
+				return c.ID
+			},
+			want: []string{"P1", "P2", "C1"},
+		},
+		{
+			name: "fork of an empty parent inherits nothing",
+			build: func(t *testing.T) string {
+				p := mustCreate(t, st)
+				c := mustFork(t, st, p.ID)
+				if c.ForkMessageID != 0 {
+					t.Fatalf("fork point of an empty parent = %d, want 0", c.ForkMessageID)
+				}
+				// The parent's messages after the fork must not leak in:
+				// "no fork point yet" is not "unbounded".
+				mustAppend(t, st, p.ID, user("P-later"))
+				mustAppend(t, st, c.ID, user("C1"))
+				return c.ID
+			},
+			want: []string{"C1"},
+		},
+		{
+			name: "fork of a fork with no messages of its own still inherits the grandparent",
+			build: func(t *testing.T) string {
+				g := mustCreate(t, st, user("G1"))
+				p := mustFork(t, st, g.ID)
+				c := mustFork(t, st, p.ID)
+				mustAppend(t, st, p.ID, user("P-later"))
+				mustAppend(t, st, g.ID, user("G-later"))
+				return c.ID
+			},
+			want: []string{"G1"},
+		},
+		{
+			name: "clear in the grandparent stops the walk there",
+			build: func(t *testing.T) string {
+				g := mustCreate(t, st, user("G1"))
+				mustClear(t, st, g.ID)
+				mustAppend(t, st, g.ID, user("G2"))
+				p := mustFork(t, st, g.ID)
+				mustAppend(t, st, p.ID, user("P1"))
+				c := mustFork(t, st, p.ID)
+				mustAppend(t, st, c.ID, user("C1"))
+				return c.ID
+			},
+			want: []string{"G2", "P1", "C1"},
+		},
+		{
+			name: "clear in the middle of a chain hides everything older",
+			build: func(t *testing.T) string {
+				g := mustCreate(t, st, user("G1"))
+				p := mustFork(t, st, g.ID)
+				mustAppend(t, st, p.ID, user("P1"))
+				mustClear(t, st, p.ID)
+				mustAppend(t, st, p.ID, user("P2"))
+				c := mustFork(t, st, p.ID)
+				return c.ID
+			},
+			want: []string{"P2"},
+		},
+		{
+			name: "a clear as the only message leaves an empty history",
+			build: func(t *testing.T) string {
+				p := mustCreate(t, st, user("P1"))
+				mustClear(t, st, p.ID)
+				return p.ID
+			},
+			want: []string{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := tt.build(t)
+			wantTexts(t, st, id, tt.want...)
+		})
+	}
+}
+
+// testForkWritesNoMessages checks that a fork copies nothing: the number
+// of stored messages is the same before and after, at any history size.
+func testForkWritesNoMessages(t *testing.T, factory Factory) {
+	st, _ := openStore(t, factory)
+	p := mustCreate(t, st)
+	batch := make([]sa.Message, 500)
+	for i := range batch {
+		batch[i] = user("m")
+	}
+	mustAppend(t, st, p.ID, batch...)
+	before := storedMessages(t, st)
+	sessionsBefore := len(mustList(t, st))
+	for range 5 {
+		mustFork(t, st, p.ID)
+	}
+	if after := storedMessages(t, st); after != before {
+		t.Fatalf("forking changed the number of stored messages: %d → %d", before, after)
+	}
+	if got := len(mustList(t, st)); got != sessionsBefore+5 {
+		t.Fatalf("5 forks made %d sessions, want 5", got-sessionsBefore)
+	}
+}
+
+func mustList(t *testing.T, st sa.Store) []sa.SessionSummary {
+	t.Helper()
+	list, err := st.ListSessions(context.Background(), sa.SessionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
+func storedMessages(t *testing.T, st sa.Store) int {
+	t.Helper()
+	n := 0
+	for _, s := range mustList(t, st) {
+		n += s.MessageCount
+	}
+	return n
+}
+
+// testReopen checks that a history read after a restart is identical to
+// the one read live: one code path builds both.
+func testReopen(t *testing.T, factory Factory) {
+	ctx := context.Background()
+	st, reopen := openStore(t, factory)
+	a := mustCreate(t, st, user("Q1"), agent("A1"))
+	b := mustFork(t, st, a.ID)
+	mustAppend(t, st, b.ID, user("Q2"), sa.Message{Role: sa.RoleAssistant, Usage: sa.Usage{InputTokens: 5},
+		Parts: []sa.Part{{Type: sa.PartToolCall, CallID: "x", Name: "ls", Input: []byte(`{}`)}}})
+	c := mustFork(t, st, b.ID)
+	mustClear(t, st, a.ID)
+
+	live := map[string][]sa.Message{}
+	for _, id := range []string{a.ID, b.ID, c.ID} {
+		h, err := st.History(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		live[id] = h
+	}
+	st = reopen()
+	for id, want := range live {
+		got, err := st.History(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("history of %s after reopening differs (-live +reopened):\n%s", id, diff)
+		}
+	}
+	sess, err := st.Session(ctx, c.ID)
+	if err != nil || sess.ParentID != b.ID || sess.ForkMessageID != c.ForkMessageID {
+		t.Fatalf("session after reopening = %s, %v; want %s", describe(sess), err, describe(c))
+	}
+}
+
+func diffMessages(want, got sa.Message) string {
+	return cmp.Diff(want, got, cmpopts.EquateEmpty())
+}

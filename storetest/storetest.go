@@ -1,0 +1,146 @@
+// Package storetest is the conformance suite for superagents.Store: every
+// implementation runs the same tests by calling Run with its own factory.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	sa "github.com/superagents/superagents"
+)
+
+// Factory prepares fresh, empty backing storage for one test and returns
+// a function that opens a Store on it with the given options. The suite
+// may Close that store and call open again to simulate a restart: the data
+// must still be there.
+type Factory func(t *testing.T, opts Options) (open func() sa.Store)
+
+// Options are what the suite needs to control in a store.
+type Options struct {
+	// NewID, when set, replaces the store's id generator, so tests can make
+	// ids that share a prefix.
+	NewID func() string
+}
+
+// Run runs the whole conformance suite.
+func Run(t *testing.T, factory Factory) {
+	t.Run("Sessions", func(t *testing.T) { testSessions(t, factory) })
+	t.Run("ResolveSession", func(t *testing.T) { testResolveSession(t, factory) })
+	t.Run("Append", func(t *testing.T) { testAppend(t, factory) })
+	t.Run("Seed004Walkthrough", func(t *testing.T) { testSeed004Walkthrough(t, factory) })
+	t.Run("ForkAndClear", func(t *testing.T) { testForkAndClear(t, factory) })
+	t.Run("ForkWritesOneRow", func(t *testing.T) { testForkWritesNoMessages(t, factory) })
+	t.Run("Reopen", func(t *testing.T) { testReopen(t, factory) })
+	t.Run("Delete", func(t *testing.T) { testDelete(t, factory) })
+	t.Run("ReplayMatchesCopyModel", func(t *testing.T) { testReplayProperty(t, factory) })
+	t.Run("Tasks", func(t *testing.T) { testTasks(t, factory) })
+	t.Run("TaskTransitions", func(t *testing.T) { testTaskTransitions(t, factory) })
+	t.Run("ConcurrentWrites", func(t *testing.T) { testConcurrentWrites(t, factory) })
+}
+
+// openStore opens a fresh store that is closed when the test ends, and
+// returns a reopen function that closes it and opens the same data again.
+func openStore(t *testing.T, factory Factory) (sa.Store, func() sa.Store) {
+	t.Helper()
+	return openStoreWith(t, factory, Options{})
+}
+
+func openStoreWith(t *testing.T, factory Factory, opts Options) (sa.Store, func() sa.Store) {
+	t.Helper()
+	open := factory(t, opts)
+	st := open()
+	t.Cleanup(func() { st.Close() })
+	reopen := func() sa.Store {
+		t.Helper()
+		if err := st.Close(); err != nil {
+			t.Fatalf("close store: %v", err)
+		}
+		st = open()
+		return st
+	}
+	return st, reopen
+}
+
+func user(text string) sa.Message {
+	return sa.Message{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart(text)}}
+}
+
+func agent(text string) sa.Message {
+	return sa.Message{Role: sa.RoleAssistant, Parts: []sa.Part{sa.TextPart(text)}}
+}
+
+func mustCreate(t *testing.T, st sa.Store, msgs ...sa.Message) sa.Session {
+	t.Helper()
+	s, err := st.CreateSession(context.Background(), sa.NewSession{Agent: "general", Model: "offline", Messages: msgs})
+	if err != nil {
+		t.Fatalf("CreateSession: %v", err)
+	}
+	return s
+}
+
+func mustAppend(t *testing.T, st sa.Store, id string, msgs ...sa.Message) []sa.Message {
+	t.Helper()
+	out, err := st.Append(context.Background(), id, msgs...)
+	if err != nil {
+		t.Fatalf("Append: %v", err)
+	}
+	return out
+}
+
+func mustFork(t *testing.T, st sa.Store, id string) sa.Session {
+	t.Helper()
+	s, err := st.Fork(context.Background(), id, sa.ForkOptions{})
+	if err != nil {
+		t.Fatalf("Fork: %v", err)
+	}
+	return s
+}
+
+func mustClear(t *testing.T, st sa.Store, id string) {
+	t.Helper()
+	mustAppend(t, st, id, sa.ClearMessage())
+}
+
+// texts renders a history as the texts of its messages, for comparison.
+func texts(t *testing.T, st sa.Store, id string) []string {
+	t.Helper()
+	hist, err := st.History(context.Background(), id)
+	if err != nil {
+		t.Fatalf("History(%s): %v", id, err)
+	}
+	out := make([]string, len(hist))
+	for i, m := range hist {
+		out[i] = m.Text()
+	}
+	return out
+}
+
+func wantTexts(t *testing.T, st sa.Store, id string, want ...string) {
+	t.Helper()
+	got := texts(t, st, id)
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("history of %s = %q, want %q", sa.ShortID(id), got, want)
+	}
+}
+
+func wantErrIs(t *testing.T, err, target error, what string) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Fatalf("%s: error = %v, want %v", what, err, target)
+	}
+}
+
+func ids(list []sa.SessionSummary) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = s.ID
+	}
+	return out
+}
+
+func describe(s sa.Session) string {
+	return fmt.Sprintf("%s(parent=%s fork=%d)", s.ID, s.ParentID, s.ForkMessageID)
+}
