@@ -358,4 +358,3 @@ func wildcardMatch(pattern, s string) bool {
 	}
 	return pi == len(p)
 }
-

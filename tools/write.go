@@ -50,7 +50,7 @@ func newWrite(ws *Workspace) (Tool, error) {
 		if existed {
 			verb = "overwrote"
 		}
-		return Result{Output: fmt.Sprintf("%s %s (%d bytes, %d lines)", verb, rel, len(in.Content), countLines(in.Content))}, nil
+		return Result{Output: fmt.Sprintf("%s %s (%s, %s)", verb, rel, plural(len(in.Content), "byte"), plural(countLines(in.Content), "line"))}, nil
 	})
 }
 
@@ -65,4 +65,12 @@ func countLines(s string) int {
 		n++
 	}
 	return n
+}
+
+// plural returns "1 line", "2 lines".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
