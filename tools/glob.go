@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -48,17 +50,17 @@ func globFiles(ctx context.Context, ws *Workspace, in globInput) (Result, error)
 
 	var out strings.Builder
 	found := 0
-	err = walk(ctx, ws, dir, func(p string, d fs.DirEntry) error {
-		sub := relTo(dir, p)
-		if d.IsDir() {
-			if skipGit && d.Name() == ".git" || maxDepth >= 0 && depth(sub) >= maxDepth {
+	err = walk(ctx, ws, dir, func(e entry) error {
+		sub := relTo(dir, e.path)
+		if e.d.IsDir() {
+			if skipGit && e.name == ".git" || maxDepth >= 0 && depth(sub) >= maxDepth {
 				return fs.SkipDir
 			}
 			return nil
 		}
 		if doublestar.MatchUnvalidated(pattern, sub) {
 			if found < MaxListEntries {
-				out.WriteString(p + "\n")
+				out.WriteString(e.path + "\n")
 			}
 			found++
 		}
@@ -76,26 +78,78 @@ func globFiles(ctx context.Context, ws *Workspace, in globInput) (Result, error)
 	return Result{Output: out.String()}, nil
 }
 
-// walk visits dir and everything below it, in lexical order, without
-// following symbolic links. visit gets paths relative to the workspace; it
-// is not called for dir itself unless dir is a file. Unreadable entries
-// below dir are skipped; a cancelled ctx stops the walk.
-func walk(ctx context.Context, ws *Workspace, dir string, visit func(p string, d fs.DirEntry) error) error {
-	return fs.WalkDir(ws.Root().FS(), dir, func(p string, d fs.DirEntry, err error) error {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
-		}
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			return nil // an unreadable entry below: skip it
-		}
-		if p == dir && d.IsDir() {
+// entry is a file or directory met by walk.
+type entry struct {
+	path   string      // relative to the workspace
+	d      fs.DirEntry // what ReadDir said about it (symbolic links are not followed)
+	parent *os.Root    // the directory holding it
+	name   string      // its name in parent
+}
+
+// open opens the entry's file with a single openat from its directory.
+func (e entry) open() (*os.File, error) { return e.parent.Open(e.name) }
+
+// walk visits everything below dir (a workspace-relative path, or a
+// single file) in lexical order, without following symbolic links.
+// Returning fs.SkipDir for a directory skips its contents. Unreadable
+// entries below dir are skipped; a cancelled ctx stops the walk.
+//
+// Each directory is opened once as an os.Root and its entries relative to
+// it: resolving every path from the workspace's root again would cost a
+// system call per path component.
+func walk(ctx context.Context, ws *Workspace, dir string, visit func(entry) error) error {
+	info, err := ws.Root().Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !info.IsDir() {
+		err := visit(entry{path: dir, d: fs.FileInfoToDirEntry(info), parent: ws.Root(), name: dir})
+		if errors.Is(err, fs.SkipDir) {
 			return nil
 		}
-		return visit(p, d)
-	})
+		return err
+	}
+	sub, err := ws.Root().OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	return walkDir(ctx, sub, dir, visit)
+}
+
+func walkDir(ctx context.Context, dir *os.Root, rel string, visit func(entry) error) error {
+	f, err := dir.Open(".")
+	if err != nil {
+		return nil // unreadable: skip
+	}
+	entries, _ := f.ReadDir(-1) // keep what could be read
+	f.Close()
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, d := range entries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e := entry{path: path.Join(rel, d.Name()), d: d, parent: dir, name: d.Name()}
+		err := visit(e)
+		if errors.Is(err, fs.SkipDir) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			sub, err := dir.OpenRoot(d.Name())
+			if err != nil {
+				continue // unreadable: skip
+			}
+			err = walkDir(ctx, sub, e.path, visit)
+			sub.Close()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // walkFailure turns a walk's error into the call's outcome.
