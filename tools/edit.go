@@ -37,13 +37,9 @@ func editFile(ws *Workspace, in editInput) (Result, error) {
 	if in.OldString == in.NewString {
 		return Errorf("old_string and new_string are the same; nothing to change"), nil
 	}
-	rel, err := ws.Rel(in.Path)
+	rel, info, err := ws.stat(in.Path)
 	if err != nil {
 		return Errorf("%v", err), nil
-	}
-	info, err := ws.Root().Stat(rel)
-	if err != nil {
-		return Errorf("%s", describeFSError(rel, err)), nil
 	}
 	if !info.Mode().IsRegular() {
 		return Errorf("%s is not a regular file", rel), nil

@@ -20,13 +20,9 @@ const lsDescription = `List a directory of the workspace, one entry per line, so
 
 func newLs(ws *Workspace) (Tool, error) {
 	return New(Ls, lsDescription, true, func(ctx context.Context, in lsInput) (Result, error) {
-		rel, err := ws.Rel(in.Path)
+		rel, info, err := ws.stat(in.Path)
 		if err != nil {
 			return Errorf("%v", err), nil
-		}
-		info, err := ws.Root().Stat(rel)
-		if err != nil {
-			return Errorf("%s", describeFSError(rel, err)), nil
 		}
 		if !info.IsDir() {
 			return Errorf("%s is a file, not a directory; use read to see it", rel), nil

@@ -53,18 +53,9 @@ func readFile(ctx context.Context, ws *Workspace, in readInput) (Result, error) 
 	if limit == 0 {
 		limit = DefaultReadLines
 	}
-	rel, err := ws.Rel(in.Path)
+	rel, info, err := ws.stat(in.Path)
 	if err != nil {
 		return Errorf("%v", err), nil
-	}
-	f, err := ws.Root().Open(rel)
-	if err != nil {
-		return Errorf("%s", describeFSError(rel, err)), nil
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return Errorf("%s", describeFSError(rel, err)), nil
 	}
 	if info.IsDir() {
 		return Errorf("%s is a directory; use ls to list it", rel), nil
@@ -72,6 +63,11 @@ func readFile(ctx context.Context, ws *Workspace, in readInput) (Result, error) 
 	if !info.Mode().IsRegular() {
 		return Errorf("%s is not a regular file", rel), nil
 	}
+	f, err := ws.Root().Open(rel)
+	if err != nil {
+		return Errorf("%s", describeFSError(rel, err)), nil
+	}
+	defer f.Close()
 
 	r := bufio.NewReaderSize(f, 64*1024)
 	head, err := r.Peek(sniffBytes)

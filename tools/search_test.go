@@ -22,24 +22,19 @@ var searchTree = map[string]string{
 	"empty/":               "",
 }
 
-func TestLs(t *testing.T) {
-	ws, set := newTestWorkspace(t, searchTree, Options{})
-	must(t, os.Symlink("main.go", filepath.Join(ws.Dir(), "link.go")))
-	tests := []struct {
-		name    string
-		input   obj
-		want    string
-		isError bool
-	}{
-		{"workspace", obj{}, ".git/\n.hidden/\nREADME.md\nempty/\ninternal/\nlink.go -> main.go\nmain.go\nweb/\n", false},
-		{"subdirectory", obj{"path": "internal/a"}, "internal/a/a.go\ninternal/a/a_test.go\n", false},
-		{"empty directory", obj{"path": "empty"}, "[empty is empty]", false},
-		{"a file", obj{"path": "main.go"}, "main.go is a file, not a directory; use read to see it", true},
-		{"missing", obj{"path": "nope"}, "nope does not exist", true},
-	}
-	for _, tc := range tests {
+// toolCase is one call and the exact output it must give.
+type toolCase struct {
+	name    string
+	input   obj
+	want    string
+	isError bool
+}
+
+func runToolCases(t *testing.T, set *Set, tool string, cases []toolCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := call(t, set, Ls, tc.input)
+			res := call(t, set, tool, tc.input)
 			if res.IsError != tc.isError || res.Output != tc.want {
 				t.Errorf("got %+v\nwant %q (IsError=%v)", res, tc.want, tc.isError)
 			}
@@ -47,14 +42,21 @@ func TestLs(t *testing.T) {
 	}
 }
 
+func TestLs(t *testing.T) {
+	ws, set := newTestWorkspace(t, searchTree, Options{})
+	must(t, os.Symlink("main.go", filepath.Join(ws.Dir(), "link.go")))
+	runToolCases(t, set, Ls, []toolCase{
+		{"workspace", obj{}, ".git/\n.hidden/\nREADME.md\nempty/\ninternal/\nlink.go -> main.go\nmain.go\nweb/\n", false},
+		{"subdirectory", obj{"path": "internal/a"}, "internal/a/a.go\ninternal/a/a_test.go\n", false},
+		{"empty directory", obj{"path": "empty"}, "[empty is empty]", false},
+		{"a file", obj{"path": "main.go"}, "main.go is a file, not a directory; use read to see it", true},
+		{"missing", obj{"path": "nope"}, "nope does not exist", true},
+	})
+}
+
 func TestGlob(t *testing.T) {
 	ws, set := newTestWorkspace(t, searchTree, Options{})
-	tests := []struct {
-		name    string
-		input   obj
-		want    string
-		isError bool
-	}{
+	runToolCases(t, set, Glob, []toolCase{
 		{"double star", obj{"pattern": "**/*.go"}, ".hidden/x.go\ninternal/a/a.go\ninternal/a/a_test.go\ninternal/b/b.go\nmain.go\n", false},
 		{"one level", obj{"pattern": "*.go"}, "main.go\n", false},
 		{"under a directory", obj{"pattern": "internal/**/*_test.go"}, "internal/a/a_test.go\n", false},
@@ -64,17 +66,9 @@ func TestGlob(t *testing.T) {
 		{".git skipped", obj{"pattern": "**/config"}, "no files match **/config in .", false},
 		{".git when named", obj{"pattern": ".git/*"}, ".git/config\n", false},
 		{"no match", obj{"pattern": "**/*.rs"}, "no files match **/*.rs in .", false},
-		{"malformed", obj{"pattern": "[a-"}, `pattern "[a-" is malformed`, true},
-		{"outside", obj{"pattern": "../*"}, "outside the workspace", true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := call(t, set, Glob, tc.input)
-			if res.IsError != tc.isError || !strings.Contains(res.Output, tc.want) || (!tc.isError && !strings.HasPrefix(res.Output, tc.want)) {
-				t.Errorf("got %+v\nwant %q (IsError=%v)", res, tc.want, tc.isError)
-			}
-		})
-	}
+		{"malformed", obj{"pattern": "[a-"}, `pattern "[a-" is malformed (check its brackets and braces)`, true},
+		{"outside", obj{"pattern": "../*"}, "path .. is outside the workspace: it climbs above the workspace with '..'", true},
+	})
 }
 
 func TestGlobCapsResults(t *testing.T) {
@@ -94,12 +88,7 @@ func TestGlobCapsResults(t *testing.T) {
 
 func TestGrep(t *testing.T) {
 	_, set := newTestWorkspace(t, searchTree, Options{})
-	tests := []struct {
-		name    string
-		input   obj
-		want    string
-		isError bool
-	}{
+	runToolCases(t, set, Grep, []toolCase{
 		{"everywhere, skipping .git and binaries", obj{"pattern": "TODO"},
 			".hidden/x.go:1:package hidden // TODO\nREADME.md:2:TODO: write docs\ninternal/a/a_test.go:3:// TODO: test A\nmain.go:4:\t// TODO: flags\nweb/app.ts:1:// TODO: ship\n", false},
 		{"file filter by name", obj{"pattern": "TODO", "glob": "*.go"},
@@ -116,15 +105,7 @@ func TestGrep(t *testing.T) {
 		{"bad regexp", obj{"pattern": "a(b"}, "pattern is not a valid regular expression: error parsing regexp: missing closing ): `a(b`", true},
 		{"bad glob", obj{"pattern": "a", "glob": "{x"}, `glob "{x" is malformed (check its brackets and braces)`, true},
 		{"missing path", obj{"pattern": "a", "path": "nope"}, "nope does not exist", true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := call(t, set, Grep, tc.input)
-			if res.IsError != tc.isError || res.Output != tc.want {
-				t.Errorf("got %+v\nwant %q (IsError=%v)", res, tc.want, tc.isError)
-			}
-		})
-	}
+	})
 }
 
 func TestGrepCapsMatches(t *testing.T) {

@@ -79,6 +79,20 @@ func (w *Workspace) Rel(p string) (string, error) {
 	return filepath.ToSlash(clean), nil
 }
 
+// stat resolves a path given by the model (see Rel) and returns it with
+// its file information. The error is a sentence for the model.
+func (w *Workspace) stat(p string) (rel string, info fs.FileInfo, err error) {
+	rel, err = w.Rel(p)
+	if err != nil {
+		return "", nil, err
+	}
+	info, err = w.root.Stat(rel)
+	if err != nil {
+		return rel, nil, errors.New(describeFSError(rel, err))
+	}
+	return rel, info, nil
+}
+
 // within returns target relative to dir when target is dir or below it.
 func within(dir, target string) (string, bool) {
 	rel, err := filepath.Rel(dir, target)
