@@ -139,3 +139,38 @@ func TestSet(t *testing.T) {
 		t.Errorf("Part = %+v", got)
 	}
 }
+
+// cancelAfter is a context whose Err turns to context.Canceled after it
+// was asked n times: it cancels a tool in the middle of its work without
+// any timing.
+type cancelAfter struct {
+	context.Context
+	n int
+}
+
+func (c *cancelAfter) Err() error {
+	if c.n <= 0 {
+		return context.Canceled
+	}
+	c.n--
+	return nil
+}
+
+func TestLongToolsStopOnCancel(t *testing.T) {
+	files := map[string]string{"big.txt": strings.Repeat("line\n", 100_000)}
+	for i := range 200 {
+		files["d/f"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+".txt"] = "x\n"
+	}
+	_, set := newTestWorkspace(t, files, Options{})
+	for _, tc := range []struct{ tool, input string }{
+		{Grep, `{"pattern":"x"}`},
+		{Glob, `{"pattern":"**/*.txt"}`},
+		{Read, `{"path":"big.txt","limit":5}`},
+	} {
+		ctx := &cancelAfter{Context: context.Background(), n: 3}
+		_, err := set.Call(ctx, tc.tool, json.RawMessage(tc.input))
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: error = %v, want context.Canceled", tc.tool, err)
+		}
+	}
+}
