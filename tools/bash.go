@@ -1,0 +1,220 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Defaults of the bash tool.
+const (
+	DefaultBashTimeout = 2 * time.Minute
+	MaxBashTimeout     = 10 * time.Minute
+	// MaxBashOutputChars caps what one command returns; the middle of a
+	// longer output is cut, keeping its head and its tail.
+	MaxBashOutputChars = 30_000
+	// orphanGrace is how long output is still collected from processes
+	// that left the command's process group (setsid) and hold its output
+	// open, once the command itself has ended.
+	orphanGrace = 2 * time.Second
+)
+
+// DefaultHiddenEnv returns the names of the environment variables the bash
+// tool never passes on: the model providers' credentials.
+func DefaultHiddenEnv() []string {
+	return []string{
+		"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN",
+		"OPENAI_API_KEY", "OPENROUTER_API_KEY",
+	}
+}
+
+// BashOptions configure the bash tool.
+type BashOptions struct {
+	// Rules decide which commands run.
+	Rules BashRules
+	// Timeout is the default limit of one command (DefaultBashTimeout if
+	// zero); MaxTimeout caps what a call may ask for (MaxBashTimeout if
+	// zero).
+	Timeout, MaxTimeout time.Duration
+	// Env is the environment commands start from (os.Environ() if nil).
+	Env []string
+	// HiddenEnv names variables removed from Env (DefaultHiddenEnv() if
+	// nil).
+	HiddenEnv []string
+}
+
+type bashInput struct {
+	Command        string `json:"command" jsonschema:"The bash script to run in the workspace directory."`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"Kill the command after this many seconds. Default 120, at most 600."`
+	Description    string `json:"description,omitempty" jsonschema:"What the command does, in a few words, for people watching the agent."`
+}
+
+const bashDescription = `Run a bash script (bash -c) in the workspace directory and return its combined standard output and error, then its exit code.
+
+- Standard input is empty: interactive commands do not work (use non-interactive flags such as --yes or -y).
+- The command is killed, with every process it started, after 120 seconds unless timeout_seconds says otherwise (at most 600). Processes left in the background are killed when the command ends: start a server, use it and stop it within one call.
+- Output longer than 30,000 characters is cut in the middle; redirect big outputs to a file and read or grep it.
+- Prefer read, ls, glob, grep, edit and write over cat, find, grep, sed or echo >: they are confined to the workspace and cheaper.
+- Commands may be refused by the permission policy; the error says which part.`
+
+func newBash(ws *Workspace, opts BashOptions) (Tool, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultBashTimeout
+	}
+	if opts.MaxTimeout <= 0 {
+		opts.MaxTimeout = MaxBashTimeout
+	}
+	if opts.Timeout > opts.MaxTimeout {
+		return nil, fmt.Errorf("bash: default timeout %v is above the maximum %v", opts.Timeout, opts.MaxTimeout)
+	}
+	if opts.Env == nil {
+		opts.Env = os.Environ()
+	}
+	if opts.HiddenEnv == nil {
+		opts.HiddenEnv = DefaultHiddenEnv()
+	}
+	if err := opts.Rules.Validate(); err != nil {
+		return nil, fmt.Errorf("bash: %w", err)
+	}
+	env := commandEnv(opts.Env, opts.HiddenEnv, ws.Dir())
+	return New(Bash, bashDescription, false, func(ctx context.Context, in bashInput) (Result, error) {
+		if strings.TrimSpace(in.Command) == "" {
+			return Errorf("command is empty"), nil
+		}
+		if err := opts.Rules.Check(in.Command); err != nil {
+			return Errorf("%v", err), nil
+		}
+		timeout := opts.Timeout
+		if in.TimeoutSeconds < 0 {
+			return Errorf("timeout_seconds must be positive"), nil
+		}
+		if in.TimeoutSeconds > 0 {
+			timeout = time.Duration(in.TimeoutSeconds) * time.Second
+			if timeout > opts.MaxTimeout {
+				return Errorf("timeout_seconds may be at most %d", int(opts.MaxTimeout/time.Second)), nil
+			}
+		}
+		return runBash(ctx, ws.Dir(), env, in.Command, timeout)
+	})
+}
+
+// commandEnv is env without the hidden variables, with PWD set to dir.
+func commandEnv(env, hidden []string, dir string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "PWD" || name == "OLDPWD" || slices.Contains(hidden, name) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "PWD="+dir)
+}
+
+// runBash runs the script in its own process group and makes sure that
+// nothing of it outlives the call: when the script ends, times out or ctx
+// is cancelled, the whole group is killed.
+func runBash(ctx context.Context, dir string, env []string, script string, timeout time.Duration) (Result, error) {
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return Errorf("create output pipe: %v", err), nil
+	}
+	defer pr.Close()
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = pw, pw // an *os.File: no copying goroutine
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	pw.Close() // the children hold the write end now
+	if err != nil {
+		return Errorf("start bash: %v", err), nil
+	}
+	pgid := cmd.Process.Pid // Setpgid: the group is named after its leader
+
+	output := newHeadTail(MaxBashOutputChars)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(output, pr)
+	}()
+
+	ended := make(chan struct{})
+	killed := make(chan struct{})
+	go func() {
+		defer close(killed)
+		select {
+		case <-runCtx.Done():
+			_ = unix.Kill(-pgid, unix.SIGKILL)
+		case <-ended:
+		}
+	}()
+
+	// Wait for bash to exit without reaping it, so its pid (the group's
+	// name) cannot be reused before the leftovers are killed.
+	waitExitNoReap(cmd.Process.Pid)
+	_ = unix.Kill(-pgid, unix.SIGKILL)
+	close(ended)
+	<-killed
+	waitErr := cmd.Wait()
+
+	select {
+	case <-copied:
+	case <-time.After(orphanGrace):
+		pr.Close() // a process outside the group holds the pipe
+		<-copied
+	}
+
+	out := output.String()
+	if out == "" {
+		out = "(no output)"
+	}
+	switch {
+	case ctx.Err() != nil:
+		return Result{Output: withNote(out, "[cancelled: the command and its processes were killed]"), IsError: true}, ctx.Err()
+	case runCtx.Err() != nil:
+		return Result{Output: withNote(out, fmt.Sprintf("[timed out after %v: the command and its processes were killed]", timeout)), IsError: true}, nil
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return Result{Output: withNote(out, fmt.Sprintf("[bash failed: %v]", waitErr)), IsError: true}, nil
+	}
+	state := cmd.ProcessState
+	if status, ok := state.Sys().(syscall.WaitStatus); ok && status.Signaled() {
+		return Result{Output: withNote(out, fmt.Sprintf("[killed by signal %v]", status.Signal())), IsError: true}, nil
+	}
+	code := state.ExitCode()
+	return Result{Output: withNote(out, fmt.Sprintf("[exit code %d]", code)), IsError: code != 0}, nil
+}
+
+// withNote appends a note on a line of its own.
+func withNote(out, note string) string {
+	if !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	return out + note
+}
+
+// waitExitNoReap blocks until the process has exited, leaving it a zombie
+// for cmd.Wait to reap.
+func waitExitNoReap(pid int) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			return
+		}
+	}
+}
