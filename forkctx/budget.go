@@ -1,6 +1,8 @@
 package forkctx
 
 import (
+	"strings"
+
 	"github.com/superagents/superagents/tokens"
 )
 
@@ -47,6 +49,36 @@ func (b *budget) total(size func(*block) int, separator int) int {
 	}
 	if b.alive > 1 {
 		n += separator * (b.alive - 1)
+	}
+	return n
+}
+
+// join returns the digest: the blocks still there, oldest first, with a
+// separator between each two.
+func (b *budget) join() string {
+	var out strings.Builder
+	out.Grow(b.total(func(b *block) int { return len(b.text) }, len(messageSeparator)))
+	written := 0
+	for i := range b.blocks {
+		if b.blocks[i].removed {
+			continue
+		}
+		if written > 0 {
+			out.WriteString(messageSeparator)
+		}
+		out.WriteString(b.blocks[i].text)
+		written++
+	}
+	return out.String()
+}
+
+// messages counts the history messages the blocks still there stand for.
+func (b *budget) messages() int {
+	n := 0
+	for i := range b.blocks {
+		if !b.blocks[i].removed {
+			n += b.blocks[i].messages
+		}
 	}
 	return n
 }

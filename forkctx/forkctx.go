@@ -56,6 +56,12 @@ type Pipeline struct {
 	counter       *tokens.Counter
 	headTailTools []string // lower case
 	errorPatterns patternSet
+	// compacted finds CompactedMarker; being long, it lets the search skip
+	// most of each output.
+	compacted patternSet
+	// resultChars and paramChars are the sizes by tier (index 0 is tier 1);
+	// -1 means whole.
+	resultChars, paramChars [3]int
 }
 
 // New validates cfg and builds a pipeline with a tokenizer of its own.
@@ -85,7 +91,14 @@ func NewWithCounter(cfg Config, counter *tokens.Counter) (*Pipeline, error) {
 			sa.ErrInvalid, cfg.TokenEncoding, counter.Encoding())
 	}
 	cfg.TokenEncoding = counter.Encoding()
-	p := &Pipeline{cfg: cfg, counter: counter, errorPatterns: newPatternSet(cfg.ErrorPatterns)}
+	p := &Pipeline{
+		cfg:           cfg,
+		counter:       counter,
+		errorPatterns: newPatternSet(cfg.ErrorPatterns),
+		compacted:     newPatternSet([]string{CompactedMarker}),
+		resultChars:   [3]int{-1, cfg.Tier2Chars, cfg.Tier3Chars},
+		paramChars:    [3]int{cfg.Tier1ParamChars, cfg.Tier2ParamChars, cfg.Tier3ParamChars},
+	}
 	for _, t := range cfg.HeadTailTools {
 		p.headTailTools = append(p.headTailTools, strings.ToLower(t))
 	}
@@ -151,28 +164,15 @@ func (p *Pipeline) Build(history []sa.Message) (Result, error) {
 	st.Removed.SummaryRemoved = compaction.Found && len(blocks) > 0 && blocks[0].summary && blocks[0].removed
 	st.Removed.NewestCut = b.newestCut
 
-	var digest strings.Builder
-	digest.Grow(b.total(func(b *block) int { return len(b.text) }, len(messageSeparator)))
-	for i := range blocks {
-		if blocks[i].removed {
-			continue
-		}
-		if digest.Len() > 0 {
-			digest.WriteString(messageSeparator)
-		}
-		digest.WriteString(blocks[i].text)
-		st.FinalChars += blocks[i].chars
-		st.FinalMessages += blocks[i].messages
-	}
-	if b.alive > 1 {
-		st.FinalChars += messageSeparatorChars * (b.alive - 1)
-	}
+	digest := b.join()
+	st.FinalChars = b.total(func(b *block) int { return b.chars }, messageSeparatorChars)
+	st.FinalMessages = b.messages()
 	if len(blocks) == 0 {
 		// Nothing shows (reasoning only, audit records): the kept messages
 		// are all still there, there was just nothing to say about them.
 		st.FinalMessages = len(kept)
 	}
-	return Result{Preamble: p.preamble(st), Digest: digest.String(), Stats: st}, nil
+	return Result{Preamble: p.preamble(st), Digest: digest, Stats: st}, nil
 }
 
 // messageBytes is the size of a message's content as received.

@@ -18,6 +18,14 @@ import (
 	"github.com/superagents/superagents/tokens"
 )
 
+// wantInvalid fails unless err is ErrInvalid with text in its message.
+func wantInvalid(t *testing.T, err error, text string) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), text) || !errors.Is(err, sa.ErrInvalid) {
+		t.Fatalf("error = %v, want ErrInvalid containing %q", err, text)
+	}
+}
+
 func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -54,9 +62,7 @@ func TestConfigValidate(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, sa.ErrInvalid) {
-				t.Fatalf("Validate() = %v, want ErrInvalid containing %q", err, tt.wantErr)
-			}
+			wantInvalid(t, err, tt.wantErr)
 		})
 	}
 }
@@ -182,9 +188,7 @@ func TestBuildRejectsMalformedMessages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := p.Build([]sa.Message{user("fine"), tt.msg})
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, sa.ErrInvalid) {
-				t.Fatalf("Build() = %v, want ErrInvalid containing %q", err, tt.wantErr)
-			}
+			wantInvalid(t, err, tt.wantErr)
 		})
 	}
 }

@@ -103,7 +103,7 @@ func (p *Pipeline) formatCall(part sa.Part, history []sa.Message, plan tierPlan,
 	b.WriteString("[Tool: ")
 	b.WriteString(validUTF8(part.Name))
 	b.WriteString("] ")
-	b.WriteString(previewRunes(compactJSON(part.Input), p.paramChars(c.tier)))
+	b.WriteString(previewRunes(compactJSON(part.Input), p.paramChars[c.tier-1]))
 	if c.result >= 0 {
 		r := plan.results[c.result]
 		res := history[r.msg].Parts[r.part]

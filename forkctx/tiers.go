@@ -138,7 +138,7 @@ func (p *Pipeline) planTiers(history []sa.Message, st *ToolStats) tierPlan {
 
 func (p *Pipeline) classify(part sa.Part, name string) resultClass {
 	switch {
-	case part.Compacted || strings.Contains(part.Output, CompactedMarker):
+	case part.Compacted || p.compacted.match(part.Output):
 		return classCompacted
 	case part.Output == "":
 		return classEmpty
@@ -167,28 +167,6 @@ func (p *Pipeline) tierOf(newer int) int {
 		return 2
 	}
 	return 3
-}
-
-// resultChars is the most characters a result of the tier keeps.
-func (p *Pipeline) resultChars(tier int) int {
-	switch tier {
-	case 2:
-		return p.cfg.Tier2Chars
-	case 3:
-		return p.cfg.Tier3Chars
-	}
-	return -1 // tier 1: whole
-}
-
-// paramChars is the most characters of a call's parameters shown.
-func (p *Pipeline) paramChars(tier int) int {
-	switch tier {
-	case 2:
-		return p.cfg.Tier2ParamChars
-	case 3:
-		return p.cfg.Tier3ParamChars
-	}
-	return p.cfg.Tier1ParamChars
 }
 
 // headTail reports whether a cut result keeps its tail too: output of a
@@ -220,7 +198,7 @@ func (p *Pipeline) truncateResult(part sa.Part, r *toolResult) {
 		r.text = "(empty)"
 		return
 	}
-	limit := p.resultChars(r.tier)
+	limit := p.resultChars[r.tier-1]
 	out := part.Output
 	if r.class == classExempt || limit < 0 || len(out) <= limit {
 		r.text = validUTF8(out)
