@@ -3,18 +3,17 @@ package agents
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/superagents/superagents/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/superagents/superagents/tools"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func TestBuiltins(t *testing.T) {
 	builtins, err := Builtins()
@@ -277,7 +276,7 @@ func TestRenderListGolden(t *testing.T) {
 	c, problems := Load(dirs)
 	var b bytes.Buffer
 	must(t, RenderList(&b, c.List(), problems, RenderOptions{Workspace: workspace, Home: home}))
-	checkGolden(t, "list.golden", b.String())
+	golden.Check(t, "list.golden", b.Bytes())
 }
 
 func TestUserDir(t *testing.T) {
@@ -348,22 +347,5 @@ func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
-	}
-}
-
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		must(t, os.MkdirAll("testdata", 0o755))
-		must(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (run go test -update after checking):\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
 	}
 }

@@ -3,34 +3,13 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/superagents/superagents/internal/golden"
+
 	sa "github.com/superagents/superagents"
 )
-
-var updateGolden = flag.Bool("update-golden", false, "rewrite golden files")
-
-// golden compares got with testdata/name, or rewrites it with -update-golden.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *updateGolden {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update-golden to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("output differs from %s:\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
-	}
-}
 
 func TestTranscriptGolden(t *testing.T) {
 	msgs := []sa.Message{
@@ -56,7 +35,7 @@ func TestTranscriptGolden(t *testing.T) {
 	if err := writeTranscript(&buf, msgs); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "transcript.golden", buf.Bytes())
+	golden.Check(t, "transcript.golden", buf.Bytes())
 }
 
 func TestSessionTableGolden(t *testing.T) {
@@ -76,5 +55,5 @@ func TestSessionTableGolden(t *testing.T) {
 	if err := writeSessionTable(&buf, nil, time.UTC); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sessions.golden", buf.Bytes())
+	golden.Check(t, "sessions.golden", buf.Bytes())
 }

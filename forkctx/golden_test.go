@@ -1,20 +1,15 @@
 package forkctx_test
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/superagents/superagents/internal/golden"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/forkctx"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // goldenHistory is a session that exercises every rule: a compaction, the
 // three tiers, both cutting methods, compacted, empty and exempt results,
@@ -69,23 +64,6 @@ func goldenConfig() forkctx.Config {
 	return cfg
 }
 
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", path, diff)
-	}
-}
-
 func TestGolden(t *testing.T) {
 	cfg := goldenConfig()
 	res := build(t, cfg, goldenHistory())
@@ -96,13 +74,13 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "preview.golden", []byte(forkctx.Preview(res)))
-	checkGolden(t, "preview.json.golden", append(raw, '\n'))
-	checkGolden(t, "text.golden", []byte(res.Text()))
+	golden.Check(t, "preview.golden", []byte(forkctx.Preview(res)))
+	golden.Check(t, "preview.json.golden", append(raw, '\n'))
+	golden.Check(t, "text.golden", []byte(res.Text()))
 
 	whole := build(t, forkctx.DefaultConfig(), goldenHistory())
-	checkGolden(t, "preview_defaults.golden", []byte(forkctx.Preview(whole)))
+	golden.Check(t, "preview_defaults.golden", []byte(forkctx.Preview(whole)))
 
 	empty := build(t, forkctx.DefaultConfig(), nil)
-	checkGolden(t, "preview_empty.golden", []byte(forkctx.Preview(empty)))
+	golden.Check(t, "preview_empty.golden", []byte(forkctx.Preview(empty)))
 }

@@ -3,15 +3,12 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"go.uber.org/goleak"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
@@ -69,29 +66,6 @@ func call(t testing.TB, set *Set, name string, input any) Result {
 		t.Fatalf("%s(%s): unexpected error %v", name, raw, err)
 	}
 	return res
-}
-
-// checkGolden compares got with testdata/name, or rewrites the file with
-// -update.
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (run go test -update after checking):\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
 }
 
 type obj = map[string]any

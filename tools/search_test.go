@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/superagents/superagents/internal/golden"
 )
 
 var searchTree = map[string]string{
@@ -135,7 +137,7 @@ func TestSpecsGolden(t *testing.T) {
 	_, set := newTestWorkspace(t, nil, Options{})
 	out, err := json.MarshalIndent(set.Specs(), "", "  ")
 	must(t, err)
-	checkGolden(t, "specs.golden", string(out)+"\n")
+	golden.Check(t, "specs.golden", append(out, '\n'))
 }
 
 // TestTranscriptGolden runs a session of calls on a fixed tree and pins
@@ -168,5 +170,5 @@ func TestTranscriptGolden(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "=== %s %s\n--- %s\n%s\n\n", c.tool, c.input, status, res.Output)
 	}
-	checkGolden(t, "transcript.golden", b.String())
+	golden.Check(t, "transcript.golden", []byte(b.String()))
 }
