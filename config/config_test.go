@@ -528,3 +528,26 @@ x = 1
 		}
 	}
 }
+
+// TestDocumentedExample loads the annotated example of the documentation.
+func TestDocumentedExample(t *testing.T) {
+	data, err := os.ReadFile("testdata/example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := setup(t, "", string(data), env{"ANTHROPIC_API_KEY": "k", "WORK_LLM_KEY": "w"})
+	c, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := c.Providers["work"]
+	if c.Model != "anthropic/claude-sonnet-4-5" || work.Type != TypeOpenAI || work.APIKey.Reveal() != "w" || work.UsageInStream() {
+		t.Errorf("model %q, work %+v", c.Model, work)
+	}
+	if got := c.Providers["offline"].Script; got != filepath.Join(opts.Workspace, ProjectDir, "demo-script.toml") {
+		t.Errorf("script = %q", got)
+	}
+	if c.Providers["ollama"].BaseURL != "http://gpu-box:11434/v1" {
+		t.Errorf("ollama = %+v", c.Providers["ollama"])
+	}
+}

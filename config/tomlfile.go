@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -96,13 +97,24 @@ func (f *File) Errorf(key, format string, args ...any) error {
 func (f *File) index(data []byte) error {
 	var p unstable.Parser
 	p.Reset(data)
+	// Offsets of the line starts, to find a key's line by binary search.
+	starts := []int{0}
+	for i, b := range data {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	lineOf := func(n *unstable.Node) int {
+		off := int(n.Raw.Offset)
+		return sort.Search(len(starts), func(i int) bool { return starts[i] > off })
+	}
 	var table []string
 	arrays := make(map[string]int) // array table key → number of tables seen
 	for p.NextExpression() {
 		e := p.Expression()
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
-			key, line := keyOf(&p, e.Key())
+			key, line := keyOf(e.Key(), lineOf)
 			table = resolveArrays(key, arrays)
 			if e.Kind == unstable.ArrayTable {
 				name := strings.Join(table, ".")
@@ -111,7 +123,7 @@ func (f *File) index(data []byte) error {
 			}
 			f.lines[strings.Join(table, ".")] = line
 		case unstable.KeyValue:
-			f.indexKeyValue(&p, e, table)
+			f.indexKeyValue(e, table, lineOf)
 		}
 	}
 	if err := p.Error(); err != nil {
@@ -144,15 +156,15 @@ func resolveArrays(key []string, arrays map[string]int) []string {
 
 // indexKeyValue records a key = value line, and the keys of an inline
 // table value.
-func (f *File) indexKeyValue(p *unstable.Parser, kv *unstable.Node, table []string) {
-	key, line := keyOf(p, kv.Key())
+func (f *File) indexKeyValue(kv *unstable.Node, table []string, lineOf func(*unstable.Node) int) {
+	key, line := keyOf(kv.Key(), lineOf)
 	full := append(append([]string(nil), table...), key...)
 	f.lines[strings.Join(full, ".")] = line
 	if v := kv.Value(); v.Kind == unstable.InlineTable {
 		it := v.Children()
 		for it.Next() {
 			if n := it.Node(); n.Kind == unstable.KeyValue {
-				f.indexKeyValue(p, n, full)
+				f.indexKeyValue(n, full, lineOf)
 			}
 		}
 	}
@@ -171,13 +183,13 @@ func position(data, sub []byte) (line, col int) {
 	return line, col
 }
 
-func keyOf(p *unstable.Parser, it unstable.Iterator) ([]string, int) {
+func keyOf(it unstable.Iterator, lineOf func(*unstable.Node) int) ([]string, int) {
 	var parts []string
 	line := 0
 	for it.Next() {
 		n := it.Node()
 		if line == 0 {
-			line = p.Shape(n.Raw).Start.Line
+			line = lineOf(n)
 		}
 		parts = append(parts, string(n.Data))
 	}

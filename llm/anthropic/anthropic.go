@@ -49,39 +49,20 @@ type Provider struct {
 // New returns a Provider. The SDK reads nothing from the environment: the
 // key and base URL are the ones given.
 func New(o Options) (*Provider, error) {
-	if o.Name == "" {
-		o.Name = "anthropic"
-	}
-	if o.BaseURL == "" {
-		o.BaseURL = DefaultBaseURL
-	}
-	if o.Limits.MaxRetries < 0 {
-		return nil, fmt.Errorf("%s: negative max retries", o.Name)
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = wire.HTTPClient(o.Limits.RequestTimeout.Duration)
-	} else {
-		o.HTTPClient = wire.WithErrorBodies(o.HTTPClient)
+	e, call, err := wire.Endpoint{Name: o.Name, APIKey: o.APIKey, BaseURL: o.BaseURL, Limits: o.Limits, HTTPClient: o.HTTPClient}.Resolve("anthropic", DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(o.BaseURL),
-		option.WithHTTPClient(o.HTTPClient),
-		option.WithMaxRetries(o.Limits.MaxRetries),
+		option.WithBaseURL(e.BaseURL),
+		option.WithHTTPClient(e.HTTPClient),
+		option.WithMaxRetries(e.Limits.MaxRetries),
 	}
-	if o.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(o.APIKey))
+	if e.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(e.APIKey))
 	}
-	return &Provider{
-		client: sdk.NewClient(opts...),
-		limits: o.Limits,
-		call: wire.Call{
-			Provider:       o.Name,
-			Secrets:        []string{o.APIKey},
-			RequestTimeout: o.Limits.RequestTimeout.Duration,
-			IdleTimeout:    o.Limits.StreamIdleTimeout.Duration,
-		},
-	}, nil
+	return &Provider{client: sdk.NewClient(opts...), limits: e.Limits, call: call}, nil
 }
 
 // Stream sends the request and yields the response as it arrives: text and
@@ -89,8 +70,7 @@ func New(o Options) (*Provider, error) {
 // event. A failure ends the sequence with an error; cancelling ctx, or
 // stopping the iteration, closes the connection at once.
 func (p *Provider) Stream(ctx context.Context, req superagents.ModelRequest) iter.Seq2[superagents.StreamEvent, error] {
-	build := func() (sdk.MessageNewParams, error) { return p.params(req) }
-	return wire.Stream(ctx, p.call, p.limits.MaxRetries, build, p.attempt)
+	return wire.Stream(ctx, p.call, p.limits.MaxRetries, req, p.params, p.attempt)
 }
 
 // attempt runs one streaming request.
@@ -99,6 +79,7 @@ func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, out
 	defer release()
 	stream := p.client.Messages.NewStreaming(streamCtx, params)
 	defer stream.Close()
+	idle.Touch() // the response has begun
 
 	var (
 		usage  superagents.Usage

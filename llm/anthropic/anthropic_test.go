@@ -1,8 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"testing"
 
@@ -81,64 +79,11 @@ func TestOverloadedMessage(t *testing.T) {
 	}
 }
 
-// conversation exercises every translation rule; its request body is the
-// golden file testdata/request.golden.
-func conversation() superagents.ModelRequest {
-	user := func(s string) superagents.Message {
-		return superagents.Message{Role: superagents.RoleUser, Parts: []superagents.Part{superagents.TextPart(s)}}
-	}
-	call := func(id, name, input string) superagents.Part {
-		return superagents.Part{Type: superagents.PartToolCall, CallID: id, Name: name, Input: json.RawMessage(input)}
-	}
-	result := func(id, name, out string, isErr bool) superagents.Part {
-		return superagents.Part{Type: superagents.PartToolResult, CallID: id, Name: name, Output: out, IsError: isErr}
-	}
-	return superagents.ModelRequest{
-		Model:     "claude-test",
-		System:    "You are a helpful agent.",
-		MaxTokens: 1000,
-		Messages: []superagents.Message{
-			{Role: superagents.RoleSystem, Parts: []superagents.Part{superagents.TextPart("Context from the parent:\nUser: What is 2+2?")}},
-			user("What is 2+2?"),
-			{Role: superagents.RoleAssistant, Parts: []superagents.Part{
-				{Type: superagents.PartReasoning, Text: "old thinking", Signature: "old-sig"},
-				superagents.TextPart("2+2 equals 4."),
-			}},
-			{Role: superagents.RoleUser, Kind: superagents.KindCommand, Parts: []superagents.Part{superagents.TextPart("/fork")}},
-			{Role: superagents.RoleSystem, Kind: superagents.KindFork, Parts: []superagents.Part{superagents.TextPart("forked from abc123")}},
-			{Role: superagents.RoleUser, Kind: superagents.KindNotification, Parts: []superagents.Part{
-				superagents.TextPart("Task abc123 completed."),
-				{Type: superagents.PartText, Text: "Use superagents_output to read its result.", Hidden: true},
-			}},
-			user("Read a.txt and b.txt"),
-			{Role: superagents.RoleAssistant, Parts: []superagents.Part{
-				{Type: superagents.PartReasoning, Text: "Two reads.", Signature: "sig-1"},
-				{Type: superagents.PartReasoning, Signature: "redacted-data"},
-				{Type: superagents.PartReasoning, Text: "unsigned thoughts"},
-				call("toolu_a", "read", `{"path":"a.txt"}`),
-				call("toolu_b", "read", `{"path":"b.txt"}`),
-				call("toolu_c", "bash", ``),
-			}},
-			{Role: superagents.RoleTool, Parts: []superagents.Part{result("toolu_b", "read", "bbb", false)}},
-			{Role: superagents.RoleTool, Parts: []superagents.Part{result("toolu_a", "read", "", true), result("toolu_zz", "read", "orphan", false)}},
-		},
-		Tools: []superagents.ToolSpec{{
-			Name:        "read",
-			Description: "Read a file.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`),
-		}},
-	}
-}
-
 func TestRequestTranslationGolden(t *testing.T) {
 	srv := llmtest.NewAnthropic(t)
 	srv.Push(llmtest.Reply{Text: "ok"})
-	if _, err := llmtest.Collect(t.Context(), newProvider(t, srv.BaseURL(), "k", llmtest.SuiteLimits()), conversation()); err != nil {
+	if _, err := llmtest.Collect(t.Context(), newProvider(t, srv.BaseURL(), "k", llmtest.SuiteLimits()), llmtest.Conversation("claude-test")); err != nil {
 		t.Fatal(err)
 	}
-	var body bytes.Buffer
-	if err := json.Indent(&body, srv.Requests()[0].Body, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	llmtest.Golden(t, "testdata/request.golden", body.Bytes(), *update)
+	llmtest.Golden(t, "testdata/request.golden", llmtest.IndentedBody(t, srv.Requests()[0]), *update)
 }

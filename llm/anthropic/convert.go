@@ -21,9 +21,6 @@ import (
 //     user turn (the tool-use loop in progress). A reasoning part with a
 //     signature and no text is a redacted_thinking block.
 func (p *Provider) params(req superagents.ModelRequest) (sdk.MessageNewParams, error) {
-	if strings.TrimSpace(req.Model) == "" {
-		return sdk.MessageNewParams{}, fmt.Errorf("%w: no model name", superagents.ErrInvalid)
-	}
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = p.limits.MaxOutputTokens
@@ -152,17 +149,15 @@ func toolResult(part superagents.Part) sdk.ContentBlockParamUnion {
 // toolParam turns a tool's JSON Schema into the SDK's input_schema, keeping
 // every keyword.
 func toolParam(t superagents.ToolSpec) (sdk.ToolUnionParam, error) {
-	if t.Name == "" {
-		return sdk.ToolUnionParam{}, fmt.Errorf("%w: a tool has no name", superagents.ErrInvalid)
-	}
-	schema := map[string]any{}
-	if len(t.InputSchema) > 0 {
-		if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
-			return sdk.ToolUnionParam{}, fmt.Errorf("%w: tool %q: input schema is not a JSON object: %v", superagents.ErrInvalid, t.Name, err)
-		}
+	schema, err := wire.Schema(t)
+	if err != nil {
+		return sdk.ToolUnionParam{}, err
 	}
 	var in sdk.ToolInputSchemaParam
 	in.Properties = schema["properties"]
+	if in.Properties == nil {
+		in.Properties = map[string]any{} // the API requires an input_schema
+	}
 	if req, ok := schema["required"].([]any); ok {
 		for _, r := range req {
 			if s, ok := r.(string); ok {

@@ -179,9 +179,15 @@ func (s Suite) failures(t *testing.T) {
 		{
 			name:     "a stalled stream hits the idle timeout",
 			replies:  []Reply{{Text: "one two three", Fault: Stall, FaultAfter: 1}},
-			limits:   func(l *config.Limits) { l.StreamIdleTimeout.Duration = 200 * time.Millisecond },
-			wantErr:  []string{name + "no data from the model for 200ms (limits.stream_idle_timeout)"},
+			limits:   func(l *config.Limits) { l.StreamIdleTimeout.Duration = 500 * time.Millisecond },
+			wantErr:  []string{name + "no data from the model for 500ms (limits.stream_idle_timeout)"},
 			requests: 1, wantText: "one ",
+		},
+		{
+			name:     "a slow start is not an idle stream",
+			replies:  []Reply{{Text: "late but fine", HeaderDelay: 1500 * time.Millisecond}},
+			limits:   func(l *config.Limits) { l.StreamIdleTimeout.Duration = 500 * time.Millisecond },
+			requests: 1, wantText: "late but fine",
 		},
 		{
 			name:     "headers that never come hit the request timeout",

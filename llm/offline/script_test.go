@@ -232,3 +232,50 @@ func FuzzParseScript(f *testing.F) {
 		}
 	})
 }
+
+// TestScriptedRoundTrip runs the live tests' round trip against a script:
+// it checks the helper the live tests use, and that a script can drive a
+// tool round trip whose answer comes from the tool's result.
+func TestScriptedRoundTrip(t *testing.T) {
+	script, err := ParseScript("round.toml", []byte(`
+[[rules]]
+contains = "single word"
+reply = "pong"
+
+[[rules]]
+contains = "add tool"
+step = 1
+tool_calls = [{ name = "add", input = { a = 1234, b = 4321 } }]
+
+[[rules]]
+after_tool = "add"
+reply = "The result is {{last_tool_result}}."
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	llmtest.LiveRoundTrip(t, New(Options{Script: script}), "offline")
+}
+
+// TestDocumentedExample runs the script of the documentation.
+func TestDocumentedExample(t *testing.T) {
+	s, err := LoadScript("testdata/example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(Options{Script: s})
+	req := request(user("please read notes.txt"))
+	req.Tools = []superagents.ToolSpec{{Name: "read"}}
+	got, err := llmtest.Collect(t.Context(), p, req)
+	if err != nil || got.Text() != "Let me read notes.txt." || len(got.ToolCalls()) != 1 {
+		t.Fatalf("%q %v: %v", got.Text(), got.ToolCalls(), err)
+	}
+	call := got.ToolCalls()[0]
+	req.Messages = append(req.Messages,
+		superagents.Message{Role: superagents.RoleAssistant, Parts: []superagents.Part{superagents.TextPart(got.Text()), call}},
+		superagents.Message{Role: superagents.RoleTool, Parts: []superagents.Part{{Type: superagents.PartToolResult, CallID: call.CallID, Name: "read", Output: "buy milk"}}})
+	got, err = llmtest.Collect(t.Context(), p, req)
+	if err != nil || got.Text() != "The file says: buy milk" {
+		t.Fatalf("%q: %v", got.Text(), err)
+	}
+}

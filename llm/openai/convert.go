@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -17,9 +16,6 @@ import (
 // result (a failed one prefixed "Error: ", as the API has no error flag).
 // Reasoning is never sent back: the API has no place for it.
 func (p *Provider) params(req superagents.ModelRequest) (sdk.ChatCompletionNewParams, error) {
-	if strings.TrimSpace(req.Model) == "" {
-		return sdk.ChatCompletionNewParams{}, fmt.Errorf("%w: no model name", superagents.ErrInvalid)
-	}
 	params := sdk.ChatCompletionNewParams{Model: shared.ChatModel(req.Model)}
 	if maxTokens := max(req.MaxTokens, 0); maxTokens > 0 || p.opts.Limits.MaxOutputTokens > 0 {
 		if maxTokens == 0 {
@@ -96,15 +92,11 @@ func assistant(m superagents.Message) sdk.ChatCompletionMessageParamUnion {
 }
 
 func toolParam(t superagents.ToolSpec) (sdk.ChatCompletionToolUnionParam, error) {
-	if t.Name == "" {
-		return sdk.ChatCompletionToolUnionParam{}, fmt.Errorf("%w: a tool has no name", superagents.ErrInvalid)
+	parsed, err := wire.Schema(t)
+	if err != nil {
+		return sdk.ChatCompletionToolUnionParam{}, err
 	}
-	schema := shared.FunctionParameters{}
-	if len(t.InputSchema) > 0 {
-		if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
-			return sdk.ChatCompletionToolUnionParam{}, fmt.Errorf("%w: tool %q: input schema is not a JSON object: %v", superagents.ErrInvalid, t.Name, err)
-		}
-	}
+	schema := shared.FunctionParameters(parsed)
 	if len(schema) == 0 {
 		schema = shared.FunctionParameters{"type": "object", "properties": map[string]any{}}
 	}

@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"iter"
 	"net/http"
 
@@ -62,39 +61,21 @@ type Provider struct {
 // New returns a Provider. Nothing is read from the environment (no
 // OPENAI_* variable reaches a compatible server by accident).
 func New(o Options) (*Provider, error) {
-	if o.Name == "" {
-		o.Name = "openai"
-	}
-	if o.BaseURL == "" {
-		o.BaseURL = DefaultBaseURL
-	}
-	if o.Limits.MaxRetries < 0 {
-		return nil, fmt.Errorf("%s: negative max retries", o.Name)
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = wire.HTTPClient(o.Limits.RequestTimeout.Duration)
-	} else {
-		o.HTTPClient = wire.WithErrorBodies(o.HTTPClient)
+	e, call, err := wire.Endpoint{Name: o.Name, APIKey: o.APIKey, BaseURL: o.BaseURL, Limits: o.Limits, HTTPClient: o.HTTPClient}.Resolve("openai", DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
 	opts := []option.RequestOption{
-		option.WithBaseURL(o.BaseURL),
-		option.WithHTTPClient(o.HTTPClient),
-		option.WithMaxRetries(o.Limits.MaxRetries),
+		option.WithBaseURL(e.BaseURL),
+		option.WithHTTPClient(e.HTTPClient),
+		option.WithMaxRetries(e.Limits.MaxRetries),
 	}
-	if o.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(o.APIKey))
+	if e.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(e.APIKey))
 	}
-	return &Provider{
-		// The service alone, not sdk.NewClient, which would read OPENAI_*.
-		chat: sdk.NewChatCompletionService(opts...),
-		opts: o,
-		call: wire.Call{
-			Provider:       o.Name,
-			Secrets:        []string{o.APIKey},
-			RequestTimeout: o.Limits.RequestTimeout.Duration,
-			IdleTimeout:    o.Limits.StreamIdleTimeout.Duration,
-		},
-	}, nil
+	o.Limits = e.Limits
+	// The service alone, not sdk.NewClient, which would read OPENAI_*.
+	return &Provider{chat: sdk.NewChatCompletionService(opts...), opts: o, call: call}, nil
 }
 
 // Stream sends the request and yields the response as it arrives: text and
@@ -102,8 +83,7 @@ func New(o Options) (*Provider, error) {
 // failure ends the sequence with an error; cancelling ctx, or stopping the
 // iteration, closes the connection at once.
 func (p *Provider) Stream(ctx context.Context, req superagents.ModelRequest) iter.Seq2[superagents.StreamEvent, error] {
-	build := func() (sdk.ChatCompletionNewParams, error) { return p.params(req) }
-	return wire.Stream(ctx, p.call, p.opts.Limits.MaxRetries, build, p.attempt)
+	return wire.Stream(ctx, p.call, p.opts.Limits.MaxRetries, req, p.params, p.attempt)
 }
 
 // attempt runs one streaming request.
@@ -112,6 +92,7 @@ func (p *Provider) attempt(ctx context.Context, params sdk.ChatCompletionNewPara
 	defer release()
 	stream := p.chat.NewStreaming(streamCtx, params)
 	defer stream.Close()
+	idle.Touch() // the response has begun
 
 	var (
 		calls  toolCalls

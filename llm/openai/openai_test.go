@@ -1,9 +1,9 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -168,62 +168,39 @@ func TestNoKeyNoAuthorization(t *testing.T) {
 	}
 }
 
-// conversation exercises every translation rule; its request body is the
-// golden file testdata/request.golden.
-func conversation() superagents.ModelRequest {
-	user := func(s string) superagents.Message {
-		return superagents.Message{Role: superagents.RoleUser, Parts: []superagents.Part{superagents.TextPart(s)}}
-	}
-	call := func(id, name, input string) superagents.Part {
-		return superagents.Part{Type: superagents.PartToolCall, CallID: id, Name: name, Input: json.RawMessage(input)}
-	}
-	result := func(id, name, out string, isErr bool) superagents.Part {
-		return superagents.Part{Type: superagents.PartToolResult, CallID: id, Name: name, Output: out, IsError: isErr}
-	}
-	return superagents.ModelRequest{
-		Model:  "gpt-test",
-		System: "You are a helpful agent.",
-		Messages: []superagents.Message{
-			{Role: superagents.RoleSystem, Parts: []superagents.Part{superagents.TextPart("Context from the parent:\nUser: What is 2+2?")}},
-			user("What is 2+2?"),
-			{Role: superagents.RoleAssistant, Parts: []superagents.Part{
-				{Type: superagents.PartReasoning, Text: "thinking"},
-				superagents.TextPart("2+2 equals 4."),
-			}},
-			{Role: superagents.RoleUser, Kind: superagents.KindCommand, Parts: []superagents.Part{superagents.TextPart("/fork")}},
-			{Role: superagents.RoleUser, Kind: superagents.KindNotification, Parts: []superagents.Part{
-				superagents.TextPart("Task abc123 completed."),
-				{Type: superagents.PartText, Text: "Use superagents_output to read its result.", Hidden: true},
-			}},
-			user("Read a.txt and b.txt"),
-			{Role: superagents.RoleAssistant, Parts: []superagents.Part{
-				superagents.TextPart("Reading."),
-				call("call_a", "read", `{"path":"a.txt"}`),
-				call("call_b", "read", `{"path":"b.txt"}`),
-				call("call_c", "bash", ``),
-			}},
-			{Role: superagents.RoleTool, Parts: []superagents.Part{result("call_b", "read", "bbb", false)}},
-			{Role: superagents.RoleTool, Parts: []superagents.Part{result("call_a", "read", "no such file", true)}},
-		},
-		Tools: []superagents.ToolSpec{
-			{Name: "read", Description: "Read a file.", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
-			{Name: "list"},
-		},
-	}
-}
-
 func TestRequestTranslationGolden(t *testing.T) {
 	srv := llmtest.NewOpenAI(t)
 	srv.Push(llmtest.Reply{Text: "ok"})
 	l := llmtest.SuiteLimits()
 	l.MaxOutputTokens = 2048
 	p := newProviderWith(t, Options{BaseURL: srv.BaseURL(), Limits: l, StreamUsage: true, MaxCompletionTokens: true})
-	if _, err := llmtest.Collect(t.Context(), p, conversation()); err != nil {
+	if _, err := llmtest.Collect(t.Context(), p, llmtest.Conversation("gpt-test")); err != nil {
 		t.Fatal(err)
 	}
-	var body bytes.Buffer
-	if err := json.Indent(&body, srv.Requests()[0].Body, "", "  "); err != nil {
-		t.Fatal(err)
+	llmtest.Golden(t, "testdata/request.golden", llmtest.IndentedBody(t, srv.Requests()[0]), *update)
+}
+
+// BenchmarkStream measures the whole path of a streamed answer: the fake
+// server on loopback, the SDK's decoding and this provider, for a reply of
+// 1,000 text deltas and 3 parallel tool calls sharing index 0.
+func BenchmarkStream(b *testing.B) {
+	srv := llmtest.NewOpenAI(b)
+	reply := llmtest.Reply{Text: strings.Repeat("word ", 1000), SharedIndex: true, ToolCalls: []llmtest.ToolCall{
+		{ID: "c1", Name: "read", Input: `{"path":"a.go"}`}, {ID: "c2", Name: "read", Input: `{"path":"b.go"}`}, {ID: "c3", Name: "read", Input: `{"path":"c.go"}`},
+	}}
+	srv.Handle(func(llmtest.Request) llmtest.Reply { return reply })
+	p, err := New(Options{BaseURL: srv.BaseURL(), Limits: llmtest.SuiteLimits(), StreamUsage: true})
+	if err != nil {
+		b.Fatal(err)
 	}
-	llmtest.Golden(t, "testdata/request.golden", body.Bytes(), *update)
+	req := llmtest.UserRequest("m", "hi")
+	events := 0
+	for b.Loop() {
+		got, err := llmtest.Collect(b.Context(), p, req)
+		if err != nil || len(got.ToolCalls()) != 3 {
+			b.Fatal(err)
+		}
+		events += len(got)
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 }

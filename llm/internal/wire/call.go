@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/superagents/superagents/config"
 )
 
 // HTTPClient returns the client for a provider: the default transport with
@@ -103,13 +105,17 @@ type Idle struct {
 // errIdle is the cancel cause of a stream that went silent.
 var errIdle = errors.New("stream idle")
 
-// WatchIdle returns a context that is cancelled when Touch is not called
-// for after (0 disables the watchdog), and a function that releases it.
+// WatchIdle returns a context that is cancelled when, once the first
+// Touch has started the watch, Touch is not called again for after (0
+// disables the watchdog), and a function that releases it. The watch
+// starts with the response, so that waiting for headers (bounded by the
+// request timeout) and the SDKs' waits between retries do not count.
 func WatchIdle(ctx context.Context, after time.Duration) (context.Context, *Idle, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	w := &Idle{after: after}
 	if after > 0 {
 		w.timer = time.AfterFunc(after, func() { cancel(errIdle) })
+		w.timer.Stop()
 	}
 	return ctx, w, func() {
 		if w.timer != nil {
@@ -119,7 +125,7 @@ func WatchIdle(ctx context.Context, after time.Duration) (context.Context, *Idle
 	}
 }
 
-// Touch records that the stream is alive.
+// Touch records that the stream is alive (and starts the watch).
 func (w *Idle) Touch() {
 	if w.timer != nil {
 		w.timer.Reset(w.after)
@@ -246,4 +252,38 @@ func Retry(ctx context.Context, retries int, attempt func() (started bool, err e
 		case <-timer.C:
 		}
 	}
+}
+
+// Endpoint is what a network provider needs to reach its API.
+type Endpoint struct {
+	Name       string
+	APIKey     string
+	BaseURL    string
+	Limits     config.Limits
+	HTTPClient *http.Client
+}
+
+// Resolve fills in the provider's default name and base URL and the HTTP
+// client, checks the limits, and returns the Call that explains failures.
+func (e Endpoint) Resolve(name, baseURL string) (Endpoint, Call, error) {
+	if e.Name == "" {
+		e.Name = name
+	}
+	if e.BaseURL == "" {
+		e.BaseURL = baseURL
+	}
+	if e.Limits.MaxRetries < 0 {
+		return e, Call{}, fmt.Errorf("%s: negative max retries", e.Name)
+	}
+	if e.HTTPClient == nil {
+		e.HTTPClient = HTTPClient(e.Limits.RequestTimeout.Duration)
+	} else {
+		e.HTTPClient = WithErrorBodies(e.HTTPClient)
+	}
+	return e, Call{
+		Provider:       e.Name,
+		Secrets:        []string{e.APIKey},
+		RequestTimeout: e.Limits.RequestTimeout.Duration,
+		IdleTimeout:    e.Limits.StreamIdleTimeout.Duration,
+	}, nil
 }

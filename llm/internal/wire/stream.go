@@ -2,7 +2,10 @@ package wire
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"iter"
+	"strings"
 
 	"github.com/superagents/superagents"
 )
@@ -36,13 +39,17 @@ func (o *Out) Finish(u superagents.Usage, stop superagents.StopReason) {
 	o.Emit(superagents.StreamEvent{Type: superagents.EventStop, StopReason: stop})
 }
 
-// Stream is the body of a network provider's Stream method: it builds the
-// request (a failure there is the caller's: nothing is sent), then runs
-// attempts under Retry, and ends the sequence with the error, if any,
-// unless the caller has already stopped.
-func Stream[P any](ctx context.Context, c Call, retries int, build func() (P, error), attempt func(context.Context, P, *Out) error) iter.Seq2[superagents.StreamEvent, error] {
+// Stream is the body of a network provider's Stream method: it checks the
+// request and builds the API's parameters (a failure there is the
+// caller's: nothing is sent), then runs attempts under Retry, and ends the
+// sequence with the error, if any, unless the caller has already stopped.
+func Stream[P any](ctx context.Context, c Call, retries int, req superagents.ModelRequest, build func(superagents.ModelRequest) (P, error), attempt func(context.Context, P, *Out) error) iter.Seq2[superagents.StreamEvent, error] {
 	return func(yield func(superagents.StreamEvent, error) bool) {
-		params, err := build()
+		var params P
+		err := checkModel(req)
+		if err == nil {
+			params, err = build(req)
+		}
 		if err != nil {
 			yield(superagents.StreamEvent{}, c.Errorf(err, "%v", err))
 			return
@@ -56,4 +63,26 @@ func Stream[P any](ctx context.Context, c Call, retries int, build func() (P, er
 			yield(superagents.StreamEvent{}, err)
 		}
 	}
+}
+
+func checkModel(req superagents.ModelRequest) error {
+	if strings.TrimSpace(req.Model) == "" {
+		return fmt.Errorf("%w: no model name", superagents.ErrInvalid)
+	}
+	return nil
+}
+
+// Schema returns a tool's input schema as a JSON object ({} when it has
+// none), checking the tool's name.
+func Schema(t superagents.ToolSpec) (map[string]any, error) {
+	if t.Name == "" {
+		return nil, fmt.Errorf("%w: a tool has no name", superagents.ErrInvalid)
+	}
+	schema := map[string]any{}
+	if len(t.InputSchema) > 0 {
+		if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
+			return nil, fmt.Errorf("%w: tool %q: input schema is not a JSON object: %v", superagents.ErrInvalid, t.Name, err)
+		}
+	}
+	return schema, nil
 }

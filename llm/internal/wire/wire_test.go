@@ -140,6 +140,7 @@ func TestErrorfRedacts(t *testing.T) {
 func TestWatchIdle(t *testing.T) {
 	ctx, idle, release := WatchIdle(t.Context(), 20*time.Millisecond)
 	defer release()
+	idle.Touch() // starts the watch
 	<-ctx.Done()
 	idle.Touch() // harmless after the fact
 	c := Call{Provider: "p", IdleTimeout: 20 * time.Millisecond}
