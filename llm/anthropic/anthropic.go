@@ -26,7 +26,8 @@ const DefaultBaseURL = "https://api.anthropic.com"
 type Options struct {
 	// Name is the provider's name in messages; default "anthropic".
 	Name string
-	// APIKey is sent as x-api-key. It never appears in errors.
+	// APIKey authenticates the requests (the SDK sends it as a bearer
+	// token). It never appears in errors.
 	APIKey string
 	// BaseURL defaults to DefaultBaseURL.
 	BaseURL string

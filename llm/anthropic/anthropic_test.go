@@ -87,3 +87,24 @@ func TestRequestTranslationGolden(t *testing.T) {
 	}
 	llmtest.Golden(t, "testdata/request.golden", llmtest.IndentedBody(t, srv.Requests()[0]), *update)
 }
+
+// TestEnvironmentIgnored: only the given key and base URL are used.
+func TestEnvironmentIgnored(t *testing.T) {
+	srv := llmtest.NewAnthropic(t)
+	t.Setenv("ANTHROPIC_API_KEY", "from-the-environment")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "token-from-the-environment")
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
+	srv.Push(llmtest.Reply{Text: "ok"}, llmtest.Reply{Text: "ok"})
+	for _, key := range []string{"given", ""} {
+		if _, err := llmtest.Collect(t.Context(), newProvider(t, srv.BaseURL(), key, llmtest.SuiteLimits()), llmtest.UserRequest("m", "x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := srv.Requests()
+	if h := reqs[0].Header; h.Get("Authorization") != "Bearer given" && h.Get("X-Api-Key") != "given" {
+		t.Errorf("the given key was not sent: %v", h)
+	}
+	if h := reqs[1].Header; h.Get("Authorization") != "" || h.Get("X-Api-Key") != "" {
+		t.Errorf("a key from the environment was sent: %v", h)
+	}
+}
