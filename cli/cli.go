@@ -33,6 +33,9 @@ type Env struct {
 	Stderr io.Writer
 	// Getenv reads an environment variable.
 	Getenv func(string) string
+	// Environ is the environment bash commands start from (the process's
+	// own when nil).
+	Environ []string
 	// Version is the version stamped at build time, if any.
 	Version string
 	// StdinIsTerminal and StdoutIsTerminal say whether the streams are
@@ -70,7 +73,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 func exitCode(err error) int {
 	var usage usageError
 	switch {
-	case errors.As(err, &usage), errors.Is(err, sa.ErrInvalid):
+	case errors.As(err, &usage), errors.Is(err, sa.ErrInvalid), isUnknownAgent(err):
 		return ExitUsage
 	case isCobraUsageError(err):
 		return ExitUsage
@@ -98,9 +101,11 @@ func oneLine(err error) string {
 // app holds what the commands of one run share: the environment, the
 // global flags and the lazily opened store.
 type app struct {
-	env     Env
-	dataDir string
-	store   *sqlite.Store
+	env       Env
+	dataDir   string
+	workspace string
+	store     *sqlite.Store
+	closers   []func() error // run when the command ends, last first
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -125,6 +130,8 @@ session's history is rebuilt by walking its ancestors back to a clear.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().StringVar(&a.dataDir, "data-dir", "",
 		"directory holding the database (env SUPERAGENTS_DATA_DIR; default $XDG_DATA_HOME/superagents)")
+	root.PersistentFlags().StringVar(&a.workspace, "workspace", "",
+		"directory the agents' tools work in; its .superagents/ holds project config and agents (default: the current directory)")
 	root.AddCommand(
 		a.sessionsCommand(),
 		a.importCommand(),
@@ -134,6 +141,9 @@ session's history is rebuilt by walking its ancestors back to a clear.`,
 		a.historyCommand(),
 		a.exportCommand(),
 		a.deleteCommand(),
+		a.runCommand(),
+		a.agentsCommand(),
+		a.contextCommand(),
 		a.versionCommand(),
 	)
 	return root
@@ -175,6 +185,10 @@ func (a *app) openStore(ctx context.Context) (*sqlite.Store, error) {
 }
 
 func (a *app) close() {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i]()
+	}
+	a.closers = nil
 	if a.store != nil {
 		a.store.Close()
 		a.store = nil

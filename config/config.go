@@ -26,6 +26,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/superagents/superagents/forkctx"
+	"github.com/superagents/superagents/tools"
 )
 
 // Provider types: the wire protocol a provider speaks.
@@ -54,8 +57,14 @@ type Config struct {
 	// Providers are the model providers by name: the built-in ones and any
 	// custom endpoints.
 	Providers map[string]Provider `toml:"providers"`
-	// Limits apply to every model call.
+	// Limits apply to every model call and agent turn.
 	Limits Limits `toml:"limits"`
+	// Tasks limits background tasks.
+	Tasks Tasks `toml:"tasks"`
+	// Fork configures the context a forked task inherits.
+	Fork forkctx.Config `toml:"fork"`
+	// Permissions limit what the built-in tools may do.
+	Permissions tools.Policy `toml:"permissions"`
 
 	// ModelOrigin says where Model came from: a file path, "env
 	// SUPERAGENTS_MODEL", "flag" or "default".
@@ -116,7 +125,38 @@ type Limits struct {
 	// 0 leaves it to the provider (Anthropic, which requires a cap, then
 	// gets DefaultAnthropicMaxTokens).
 	MaxOutputTokens int `toml:"max_output_tokens"`
+	// MaxSteps caps the model requests of one agent turn (an agent
+	// profile's max_steps takes precedence).
+	MaxSteps int `toml:"max_steps"`
+	// RepeatLimit ends a turn when the model makes the same tool call, with
+	// the same arguments, for the RepeatLimit-th time.
+	RepeatLimit int `toml:"repeat_limit"`
 }
+
+// Tasks limits background tasks.
+type Tasks struct {
+	// Concurrency is how many tasks run at once; more wait as queued.
+	Concurrency int `toml:"concurrency"`
+	// SpawnDepth is how deep tasks may launch tasks: a session at this
+	// depth is not offered the task tools (a top-level session is depth 0).
+	SpawnDepth int `toml:"spawn_depth"`
+	// Timeout ends a task that runs longer (per launch or resume); a
+	// superagents_task call may ask for less, never more.
+	Timeout Duration `toml:"timeout"`
+	// InactivityTimeout ends a task whose model and tools show no
+	// progress for that long.
+	InactivityTimeout Duration `toml:"inactivity_timeout"`
+}
+
+// Task limit defaults.
+const (
+	DefaultTaskConcurrency       = 8
+	DefaultSpawnDepth            = 3
+	DefaultTaskTimeout           = 30 * time.Minute
+	DefaultTaskInactivityTimeout = 5 * time.Minute
+	DefaultMaxSteps              = 50
+	DefaultRepeatLimit           = 4
+)
 
 // Limit defaults.
 const (
@@ -161,7 +201,16 @@ func Default() Config {
 			RequestTimeout:    Duration{DefaultRequestTimeout},
 			StreamIdleTimeout: Duration{DefaultStreamIdleTimeout},
 			MaxRetries:        DefaultMaxRetries,
+			MaxSteps:          DefaultMaxSteps,
+			RepeatLimit:       DefaultRepeatLimit,
 		},
+		Tasks: Tasks{
+			Concurrency:       DefaultTaskConcurrency,
+			SpawnDepth:        DefaultSpawnDepth,
+			Timeout:           Duration{DefaultTaskTimeout},
+			InactivityTimeout: Duration{DefaultTaskInactivityTimeout},
+		},
+		Fork: forkctx.DefaultConfig(),
 	}
 	for _, b := range Builtins() {
 		c.Providers[b.Name] = b.Provider
@@ -319,6 +368,30 @@ func (c Config) Validate() error {
 	}
 	if c.Limits.MaxOutputTokens < 0 {
 		errs = append(errs, &Error{Key: "limits.max_output_tokens", Msg: "must not be negative"})
+	}
+	positive := []struct {
+		key   string
+		value int64
+	}{
+		{"limits.max_steps", int64(c.Limits.MaxSteps)},
+		{"limits.repeat_limit", int64(c.Limits.RepeatLimit)},
+		{"tasks.concurrency", int64(c.Tasks.Concurrency)},
+		{"tasks.timeout", int64(c.Tasks.Timeout.Duration)},
+		{"tasks.inactivity_timeout", int64(c.Tasks.InactivityTimeout.Duration)},
+	}
+	for _, p := range positive {
+		if p.value <= 0 {
+			errs = append(errs, &Error{Key: p.key, Msg: "must be more than 0"})
+		}
+	}
+	if c.Tasks.SpawnDepth < 0 {
+		errs = append(errs, &Error{Key: "tasks.spawn_depth", Msg: "must not be negative (0: no background tasks)"})
+	}
+	if err := c.Fork.Validate(); err != nil {
+		errs = append(errs, &Error{Key: "fork", Msg: err.Error()})
+	}
+	if err := c.Permissions.Validate(); err != nil {
+		errs = append(errs, &Error{Key: "permissions", Msg: err.Error()})
 	}
 	if c.Model != "" {
 		if _, _, _, err := c.Resolve(c.Model); err != nil {

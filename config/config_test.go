@@ -121,7 +121,7 @@ max_retries = 0
 				if p.APIKey.Reveal() != "sk-proxy" || p.KeyOrigin != "env PROXY_KEY" {
 					t.Errorf("proxy key origin %q", p.KeyOrigin)
 				}
-				want := Limits{RequestTimeout: Duration{10 * time.Second}, StreamIdleTimeout: Duration{DefaultStreamIdleTimeout}, MaxRetries: 0}
+				want := Limits{RequestTimeout: Duration{10 * time.Second}, StreamIdleTimeout: Duration{DefaultStreamIdleTimeout}, MaxRetries: 0, MaxSteps: DefaultMaxSteps, RepeatLimit: DefaultRepeatLimit}
 				if c.Limits != want {
 					t.Errorf("limits = %+v, want %+v", c.Limits, want)
 				}
@@ -264,6 +264,13 @@ func TestLoadErrorsNameFileAndLine(t *testing.T) {
 		{"bad provider name", "[providers.My-Proxy]\ntype = \"openai\"\nbase_url = \"http://h/v1\"\n", []string{":1: providers.My-Proxy: ", "lowercase"}},
 		{"script on a remote provider", "[providers.openai]\nscript = \"x.toml\"\n", []string{":2: providers.openai.script: only the offline provider"}},
 		{"inline table key", "[providers]\nmine = { type = \"openai\", base_url = \"ftp://h\" }\n", []string{":2: providers.mine.base_url: invalid URL"}},
+		{"task concurrency zero", "[tasks]\nconcurrency = 0\n", []string{":2: tasks.concurrency: must be more than 0"}},
+		{"negative spawn depth", "\n[tasks]\nspawn_depth = -1\n", []string{":3: tasks.spawn_depth: must not be negative"}},
+		{"bad task timeout", "[tasks]\ntimeout = \"forever\"\n", []string{":2:", "invalid duration"}},
+		{"zero max steps", "[limits]\nmax_steps = 0\n", []string{":2: limits.max_steps: must be more than 0"}},
+		{"fork section", "[fork]\ntier1_results = -1\n", []string{":1: fork: ", "tier1_results is -1"}},
+		{"unknown fork key", "[fork]\ntier1_count = 5\n", []string{":2:1: fork.tier1_count: unknown key"}},
+		{"permissions through a sub-table", "\n[permissions.bash]\ndeny = [\"rm |\"]\n", []string{":2: permissions: ", "one pattern per command"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

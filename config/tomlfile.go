@@ -66,19 +66,26 @@ func DecodeFile(path string, data []byte, v any) (*File, error) {
 }
 
 // Line returns the line where key, or failing that its nearest parent, was
-// written; 0 when the file does not mention it.
+// written; for a table only written through its sub-tables, the first of
+// those; 0 when the file does not mention it.
 func (f *File) Line(key string) int {
-	for key != "" {
-		if line, ok := f.lines[key]; ok {
+	for k := key; k != ""; {
+		if line, ok := f.lines[k]; ok {
 			return line
 		}
-		i := strings.LastIndexByte(key, '.')
+		i := strings.LastIndexByte(k, '.')
 		if i < 0 {
 			break
 		}
-		key = key[:i]
+		k = k[:i]
 	}
-	return 0
+	first := 0
+	for k, line := range f.lines {
+		if strings.HasPrefix(k, key+".") && (first == 0 || line < first) {
+			first = line
+		}
+	}
+	return first
 }
 
 // Has reports whether the file sets key itself.

@@ -1,8 +1,9 @@
 package anthropic
 
 import (
-	"flag"
 	"testing"
+
+	"github.com/superagents/superagents/internal/golden"
 
 	"go.uber.org/goleak"
 
@@ -10,8 +11,6 @@ import (
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/llm/llmtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
@@ -85,7 +84,7 @@ func TestRequestTranslationGolden(t *testing.T) {
 	if _, err := llmtest.Collect(t.Context(), newProvider(t, srv.BaseURL(), "k", llmtest.SuiteLimits()), llmtest.Conversation("claude-test")); err != nil {
 		t.Fatal(err)
 	}
-	llmtest.Golden(t, "testdata/request.golden", llmtest.IndentedBody(t, srv.Requests()[0]), *update)
+	golden.Check(t, "request.golden", llmtest.IndentedBody(t, srv.Requests()[0]))
 }
 
 // TestEnvironmentIgnored: only the given key and base URL are used.

@@ -2,12 +2,7 @@ package llmtest
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
-	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/superagents/superagents"
 )
@@ -98,25 +93,4 @@ func (t Transcript) Stop() superagents.StopReason {
 		return t[n-1].StopReason
 	}
 	return ""
-}
-
-// Golden compares got with the golden file at path, or rewrites the file
-// when update is set (pass the value of the test package's -update flag).
-func Golden(t testing.TB, path string, got []byte, update bool) {
-	t.Helper()
-	if update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
 }

@@ -2,9 +2,10 @@ package openai
 
 import (
 	"encoding/json"
-	"flag"
 	"strings"
 	"testing"
+
+	"github.com/superagents/superagents/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
@@ -13,8 +14,6 @@ import (
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/llm/llmtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
@@ -177,7 +176,7 @@ func TestRequestTranslationGolden(t *testing.T) {
 	if _, err := llmtest.Collect(t.Context(), p, llmtest.Conversation("gpt-test")); err != nil {
 		t.Fatal(err)
 	}
-	llmtest.Golden(t, "testdata/request.golden", llmtest.IndentedBody(t, srv.Requests()[0]), *update)
+	golden.Check(t, "request.golden", llmtest.IndentedBody(t, srv.Requests()[0]))
 }
 
 // BenchmarkStream measures the whole path of a streamed answer: the fake

@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/agent"
+	"github.com/superagents/superagents/engine"
+)
+
+func (a *app) runCommand() *cobra.Command {
+	var (
+		asJSON                      bool
+		agentName, model, sessionID string
+	)
+	cmd := &cobra.Command{
+		Use:   "run [flags] PROMPT",
+		Short: "Run one turn of an agent and print its answer",
+		Long: `Run one turn of an agent: send the prompt, let the agent use its tools
+until it answers, and print the answer. A new session is created unless
+--session names one to continue. The prompt is the arguments joined by
+spaces, or standard input when it is "-".
+
+When standard output is a terminal the answer is streamed and the tools the
+agent uses are shown on standard error. With --json every event is printed
+as one JSON object per line: text, reasoning, tool_call, tool_result,
+usage, then done (or error).`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			prompt, err := a.promptFrom(args)
+			if err != nil {
+				return err
+			}
+			if sessionID != "" && agentName != "" {
+				return usagef("--agent and --session together: a session keeps its own agent")
+			}
+			ctx := cmd.Context()
+			eng, err := a.openEngine(ctx, model)
+			if err != nil {
+				return err
+			}
+			var sess sa.Session
+			if sessionID != "" {
+				if sess, err = a.resolveSession(ctx, sessionID); err != nil {
+					return err
+				}
+			} else {
+				profile, err := eng.Profile(agentName)
+				if err != nil {
+					return err
+				}
+				sess = sa.Session{Agent: profile.Name, Model: model}
+			}
+			if err := eng.Check(sess); err != nil {
+				return err
+			}
+			if sess.ID == "" {
+				if sess, err = eng.Store.CreateSession(ctx, sa.NewSession{Agent: sess.Agent, Model: model, Title: titleFrom([]sa.Message{engine.UserMessage(prompt)})}); err != nil {
+					return err
+				}
+			}
+			p := &turnPrinter{out: a.env.Stdout, errOut: a.env.Stderr, json: asJSON, stream: a.env.StdoutIsTerminal}
+			outcome, runErr := eng.Run(ctx, sess.ID, engine.TurnOptions{OnEvent: p.event}, engine.UserMessage(prompt))
+			return p.finish(sess, outcome, runErr)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print events as JSON lines")
+	cmd.Flags().StringVar(&agentName, "agent", "", "agent profile of a new session (default general; see 'superagents agents')")
+	cmd.Flags().StringVar(&model, "model", "", "model as provider/model, e.g. anthropic/claude-sonnet-4-5 or offline (default: the agent's, then the configured one)")
+	cmd.Flags().StringVar(&sessionID, "session", "", "continue this session instead of starting one")
+	return cmd
+}
+
+// promptFrom joins the arguments, or reads standard input for "-".
+func (a *app) promptFrom(args []string) (string, error) {
+	prompt := strings.Join(args, " ")
+	if prompt == "-" {
+		data, err := io.ReadAll(a.env.Stdin)
+		if err != nil {
+			return "", fmt.Errorf("read the prompt from standard input: %w", err)
+		}
+		prompt = string(data)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", usagef("no prompt: give it as arguments, or \"-\" to read standard input")
+	}
+	return prompt, nil
+}
+
+// turnPrinter shows a turn: as JSON lines, streamed to a terminal, or as
+// the final answer only.
+type turnPrinter struct {
+	out, errOut io.Writer
+	json        bool
+	stream      bool
+	mu          sync.Mutex
+	streamed    bool // some text went out already
+}
+
+// jsonEvent is one line of `run --json`.
+type jsonEvent struct {
+	Type       string          `json:"type"`
+	SessionID  string          `json:"session_id,omitempty"`
+	Text       string          `json:"text,omitempty"`
+	CallID     string          `json:"call_id,omitempty"`
+	Name       string          `json:"name,omitempty"`
+	Input      json.RawMessage `json:"input,omitempty"`
+	Output     *string         `json:"output,omitempty"`
+	IsError    bool            `json:"is_error,omitempty"`
+	Usage      *sa.Usage       `json:"usage,omitempty"`
+	Steps      int             `json:"steps,omitempty"`
+	ToolCalls  int             `json:"tool_calls,omitempty"`
+	StopReason sa.StopReason   `json:"stop_reason,omitempty"`
+	Error      string          `json:"error,omitempty"`
+}
+
+func (p *turnPrinter) line(e jsonEvent) {
+	b, _ := json.Marshal(e)
+	p.out.Write(append(b, '\n'))
+}
+
+func (p *turnPrinter) event(e agent.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.json {
+		switch e.Type {
+		case agent.EventTextDelta:
+			p.line(jsonEvent{Type: "text", Text: e.Text})
+		case agent.EventReasoningDelta:
+			p.line(jsonEvent{Type: "reasoning", Text: e.Text})
+		case agent.EventToolStart:
+			p.line(jsonEvent{Type: "tool_call", CallID: e.Call.CallID, Name: e.Call.Name, Input: e.Call.Input})
+		case agent.EventToolEnd:
+			out := e.Result.Output
+			p.line(jsonEvent{Type: "tool_result", CallID: e.Result.CallID, Name: e.Result.Name, Output: &out, IsError: e.Result.IsError})
+		case agent.EventMessage:
+			if m := e.Message; m.Role == sa.RoleAssistant && !m.Usage.IsZero() {
+				u := m.Usage
+				p.line(jsonEvent{Type: "usage", Usage: &u})
+			}
+		}
+		return
+	}
+	if !p.stream {
+		return
+	}
+	switch e.Type {
+	case agent.EventTextDelta:
+		io.WriteString(p.out, e.Text)
+		p.streamed = true
+	case agent.EventToolStart:
+		if p.streamed {
+			io.WriteString(p.out, "\n")
+			p.streamed = false
+		}
+		fmt.Fprintf(p.errOut, "  → %s %s\n", e.Call.Name, truncateRunes(oneLineText(string(e.Call.Input)), 100))
+	case agent.EventToolEnd:
+		if e.Result.IsError {
+			fmt.Fprintf(p.errOut, "  ✗ %s: %s\n", e.Call.Name, truncateRunes(oneLineText(e.Result.Output), 100))
+		}
+	}
+}
+
+// finish prints the end of the turn and returns the turn's error.
+func (p *turnPrinter) finish(sess sa.Session, o agent.Outcome, runErr error) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.json {
+		if runErr != nil {
+			p.line(jsonEvent{Type: "error", SessionID: sess.ID, Error: runErr.Error()})
+			return runErr
+		}
+		u := o.Usage
+		p.line(jsonEvent{Type: "done", SessionID: sess.ID, Text: o.Text, Steps: o.Steps, ToolCalls: o.ToolCalls, Usage: &u, StopReason: o.StopReason})
+		return nil
+	}
+	if runErr != nil {
+		if p.streamed {
+			io.WriteString(p.out, "\n")
+		}
+		return runErr
+	}
+	switch {
+	case p.stream:
+		io.WriteString(p.out, "\n")
+		fmt.Fprintf(p.errOut, "[session %s]\n", sa.ShortID(sess.ID))
+	default:
+		io.WriteString(p.out, o.Text+"\n")
+	}
+	return nil
+}

@@ -1,0 +1,211 @@
+// Package engine runs agents. It turns a session's agent profile into a
+// model, a system prompt and a set of tools, and runs turns with the agent
+// loop. The terminal, the MCP server and the HTTP API all drive it.
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/agent"
+	"github.com/superagents/superagents/agents"
+	"github.com/superagents/superagents/config"
+	"github.com/superagents/superagents/llm"
+	"github.com/superagents/superagents/tools"
+)
+
+// DefaultAgent is the profile of sessions that name none.
+const DefaultAgent = "general"
+
+// ErrUnknownAgent: a session or request names an agent no profile defines.
+var ErrUnknownAgent = errors.New("unknown agent")
+
+// TaskToolsFunc returns the background-task tools offered to a session, or
+// none (at the spawn depth limit, for example).
+type TaskToolsFunc func(ctx context.Context, sessionID string) ([]tools.Tool, error)
+
+// Engine runs agent turns. Its fields are set once; it is safe for
+// concurrent use.
+type Engine struct {
+	Store     sa.Store
+	Config    config.Config
+	Models    *llm.Registry
+	Agents    *agents.Catalog
+	Workspace *tools.Workspace
+	// TaskTools, if set, adds the background-task tools.
+	TaskTools TaskToolsFunc
+	// BashEnv is the environment bash commands start from (the process's
+	// if nil).
+	BashEnv []string
+}
+
+// TurnOptions adjust one turn.
+type TurnOptions struct {
+	// Model overrides the session's model for this turn.
+	Model string
+	// OnEvent sees the turn as it happens.
+	OnEvent func(agent.Event)
+}
+
+// Profile returns the agent profile of a name, or ErrUnknownAgent listing
+// the ones there are.
+func (e *Engine) Profile(name string) (agents.Profile, error) {
+	name = cmp.Or(name, DefaultAgent)
+	p, ok := e.Agents.Get(name)
+	if !ok {
+		return agents.Profile{}, fmt.Errorf("%w %q: available agents are %s", ErrUnknownAgent, name, strings.Join(e.Agents.Names(), ", "))
+	}
+	return p, nil
+}
+
+// ModelFor returns the model string a session's turn uses: the turn's
+// override, else the session's own, else its profile's, else the
+// configured default.
+func (e *Engine) ModelFor(sess sa.Session, profile agents.Profile, override string) string {
+	return cmp.Or(override, sess.Model, profile.Model, e.Config.Model, config.OfflineModel)
+}
+
+// Loop builds the agent loop for one turn of a session.
+func (e *Engine) Loop(ctx context.Context, sess sa.Session, opts TurnOptions) (*agent.Loop, error) {
+	profile, err := e.Profile(sess.Agent)
+	if err != nil {
+		return nil, err
+	}
+	model := e.ModelFor(sess, profile, opts.Model)
+	provider, modelName, err := e.Models.Open(model)
+	if err != nil {
+		return nil, err
+	}
+	toolSet, err := e.toolsFor(ctx, sess.ID, profile)
+	if err != nil {
+		return nil, err
+	}
+	return &agent.Loop{
+		Store:       e.Store,
+		Provider:    provider,
+		Model:       modelName,
+		ModelLabel:  model,
+		System:      e.systemPrompt(profile, toolSet),
+		Tools:       toolSet,
+		MaxSteps:    cmp.Or(profile.MaxSteps, e.Config.Limits.MaxSteps),
+		RepeatLimit: e.Config.Limits.RepeatLimit,
+		MaxTokens:   e.Config.Limits.MaxOutputTokens,
+		OnEvent:     opts.OnEvent,
+	}, nil
+}
+
+// toolsFor returns the tools an agent of this profile may use in this
+// session: the built-in tools its permissions allow, plus the task tools,
+// filtered by the profile's tool list.
+func (e *Engine) toolsFor(ctx context.Context, sessionID string, profile agents.Profile) (*tools.Set, error) {
+	builtin, err := tools.Builtins(e.Workspace, tools.Options{
+		Rules: e.Config.Permissions.ForAgent(profile.Name),
+		Bash:  tools.BashOptions{Env: e.BashEnv, HiddenEnv: e.hiddenEnv()},
+	})
+	if err != nil {
+		return nil, err
+	}
+	all := builtin.Tools()
+	if e.TaskTools != nil {
+		extra, err := e.TaskTools(ctx, sessionID)
+		if err != nil {
+			return nil, fmt.Errorf("task tools: %w", err)
+		}
+		all = append(all, extra...)
+	}
+	set, err := tools.NewSet(all...)
+	if err != nil {
+		return nil, err
+	}
+	return profile.SelectTools(set)
+}
+
+// hiddenEnv names the variables bash commands never see: the providers'
+// key variables, the built-in ones and any a configuration names.
+func (e *Engine) hiddenEnv() []string {
+	hidden := tools.DefaultHiddenEnv()
+	for _, name := range e.Config.ProviderNames() {
+		if v := e.Config.Providers[name].APIKeyEnv; v != "" && !slices.Contains(hidden, v) {
+			hidden = append(hidden, v)
+		}
+	}
+	return hidden
+}
+
+// systemPrompt is the profile's prompt (with the task-tool guide when
+// those tools are offered) and where the agent works.
+func (e *Engine) systemPrompt(profile agents.Profile, toolSet *tools.Set) string {
+	prompt := profile.SystemPrompt(toolSet.Names())
+	return prompt + "\n\n# Environment\nWorkspace (the working directory of your tools): " + e.Workspace.Dir()
+}
+
+// Run runs one turn of a session: it stores the input (usually the user's
+// message) and runs the model until it ends its turn.
+func (e *Engine) Run(ctx context.Context, sessionID string, opts TurnOptions, input ...sa.Message) (agent.Outcome, error) {
+	sess, err := e.Store.Session(ctx, sessionID)
+	if err != nil {
+		return agent.Outcome{}, err
+	}
+	loop, err := e.Loop(ctx, sess, opts)
+	if err != nil {
+		return agent.Outcome{}, err
+	}
+	return loop.Run(ctx, sessionID, input...)
+}
+
+// UserMessage is a user's text as a message.
+func UserMessage(text string) sa.Message {
+	return sa.Message{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart(text)}}
+}
+
+// Options say where an engine finds its parts.
+type Options struct {
+	Store  sa.Store
+	Config config.Config
+	// Workspace is the directory the tools work in.
+	Workspace string
+	// AgentDirs are where profiles are loaded from.
+	AgentDirs agents.Dirs
+	// BashEnv is the environment bash commands start from (the process's
+	// if nil).
+	BashEnv []string
+}
+
+// New opens the workspace and loads the agent profiles. Profile files that
+// do not parse are returned as problems (each names its file and line);
+// the others load.
+func New(opts Options) (eng *Engine, problems []error, err error) {
+	ws, err := tools.OpenWorkspace(opts.Workspace)
+	if err != nil {
+		return nil, nil, fmt.Errorf("workspace: %w", err)
+	}
+	catalog, problems := agents.Load(opts.AgentDirs)
+	return &Engine{
+		Store:     opts.Store,
+		Config:    opts.Config,
+		Models:    llm.NewRegistry(opts.Config),
+		Agents:    catalog,
+		Workspace: ws,
+		BashEnv:   opts.BashEnv,
+	}, problems, nil
+}
+
+// Close releases the workspace.
+func (e *Engine) Close() error { return e.Workspace.Close() }
+
+// Check reports whether a session could run a turn: its agent exists and
+// its model's provider can be opened (a known provider, a key if it needs
+// one). Callers check before they create anything.
+func (e *Engine) Check(sess sa.Session) error {
+	profile, err := e.Profile(sess.Agent)
+	if err != nil {
+		return err
+	}
+	_, _, err = e.Models.Open(e.ModelFor(sess, profile, ""))
+	return err
+}
