@@ -188,7 +188,7 @@ func (r *run) step(ctx context.Context) ([]sa.Part, error) {
 	req := sa.ModelRequest{
 		Model:     r.loop.Model,
 		System:    r.loop.System,
-		Messages:  ModelMessages(history),
+		Messages:  history, // providers put it in the shape their API wants
 		MaxTokens: r.loop.MaxTokens,
 	}
 	if r.loop.Tools != nil {
