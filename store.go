@@ -51,6 +51,33 @@ type Store interface {
 	// one transaction. It refuses (ErrConflict) a status change that
 	// TaskStatus.CanBecome forbids, and an error from change aborts it.
 	UpdateTask(ctx context.Context, id string, change func(*Task) error) (Task, error)
+	// FinishTask ends a task: it applies change, which must leave the task
+	// completed, error or cancelled (ErrConflict if the task cannot get
+	// there, for example because it has ended already), and stores the
+	// notification note builds at the end of the parent session, in one
+	// transaction. A task therefore never ends without its notification,
+	// nor twice. note gets the ended task and every task of its batch as
+	// they are in that transaction (the ended one included), so counts
+	// like "3 of 4 done" are exact even when tasks end at once. No
+	// notification is stored when the parent session is gone. It returns
+	// the ended task and the stored notification (zero when none was
+	// stored).
+	FinishTask(ctx context.Context, id string, change func(*Task) error, note func(ended Task, batch []Task) Message) (Task, Message, error)
+
+	// Changes returns the change log after the entry with ID after, oldest
+	// first, at most limit entries. Old entries are pruned: a reader that
+	// falls further behind than the log keeps gets the oldest kept ones
+	// (their first ID tells it that it missed some).
+	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
+	// LastChangeID returns the ID of the newest change (0 when none).
+	LastChangeID(ctx context.Context) (int64, error)
+
+	// RegisterRunner records a runner; TouchRunner marks it alive now;
+	// RemoveRunner deletes it. Runners lists them.
+	RegisterRunner(ctx context.Context, r Runner) error
+	TouchRunner(ctx context.Context, id string) error
+	RemoveRunner(ctx context.Context, id string) error
+	Runners(ctx context.Context) ([]Runner, error)
 
 	io.Closer
 }
@@ -66,4 +93,13 @@ type SessionFilter struct {
 // ClearMessage returns the message that marks a context boundary.
 func ClearMessage() Message {
 	return Message{Role: RoleSystem, Kind: KindClear}
+}
+
+// ChangeNotifier is implemented by stores that can say when they wrote a
+// change, so followers of the log need not poll for this process's own
+// writes (they still poll, slowly, for other processes').
+type ChangeNotifier interface {
+	// Changed returns a channel that receives a value after writes that
+	// recorded changes; signals may be merged.
+	Changed() <-chan struct{}
 }

@@ -94,6 +94,9 @@ type Task struct {
 	IsForked          bool         `json:"is_forked"`
 	// Timeout is the limit on one run of the task; 0 means the default.
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// RunnerID is the runner (process) that runs the task while it is
+	// active; see Runner.
+	RunnerID string `json:"runner_id,omitempty"`
 	// ClearedAt is set when the task was cleared from its parent's
 	// listing (superagents_clear, or the parent session's deletion).
 	ClearedAt *time.Time `json:"cleared_at,omitempty"`
@@ -134,5 +137,9 @@ type TaskFilter struct {
 	Agent           string
 	BatchID         string
 	IncludeCleared  bool
-	Limit           int
+	// Active selects the tasks that are queued, running or resumed.
+	Active bool
+	// RunnerID selects the tasks of one runner.
+	RunnerID string
+	Limit    int
 }

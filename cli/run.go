@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,7 +17,7 @@ import (
 
 func (a *app) runCommand() *cobra.Command {
 	var (
-		asJSON                      bool
+		asJSON, wait                bool
 		agentName, model, sessionID string
 	)
 	cmd := &cobra.Command{
@@ -30,7 +31,11 @@ spaces, or standard input when it is "-".
 When standard output is a terminal the answer is streamed and the tools the
 agent uses are shown on standard error. With --json every event is printed
 as one JSON object per line: text, reasoning, tool_call, tool_result,
-usage, then done (or error).`,
+usage, then done (or error).
+
+The agent may launch background tasks. They stop when run exits, unless
+--wait: then run waits for them, prints each one's notification as it ends,
+and, once all have ended, wakes the agent to answer them.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			prompt, err := a.promptFrom(args)
@@ -41,7 +46,7 @@ usage, then done (or error).`,
 				return usagef("--agent and --session together: a session keeps its own agent")
 			}
 			ctx := cmd.Context()
-			eng, err := a.openEngine(ctx, model)
+			eng, mgr, _, err := a.openTasks(ctx, model)
 			if err != nil {
 				return err
 			}
@@ -66,10 +71,42 @@ usage, then done (or error).`,
 				}
 			}
 			p := &turnPrinter{out: a.env.Stdout, errOut: a.env.Stderr, json: asJSON, stream: a.env.StdoutIsTerminal}
-			outcome, runErr := eng.Run(ctx, sess.ID, engine.TurnOptions{OnEvent: p.event}, engine.UserMessage(prompt))
-			return p.finish(sess, outcome, runErr)
+			opts := engine.TurnOptions{OnEvent: p.event}
+			mark, err := lastMessageID(ctx, eng.Store, sess.ID)
+			if err != nil {
+				return err
+			}
+			outcome, runErr := eng.Run(ctx, sess.ID, opts, engine.UserMessage(prompt))
+			if err := p.finish(sess, outcome, runErr); err != nil {
+				return err
+			}
+			if !wait {
+				if n := mgr.Active(sess.ID); n > 0 {
+					fmt.Fprintf(a.env.Stderr, "warning: %d background task(s) of this session stop now that run exits; use --wait to let them finish\n", n)
+				}
+				return nil
+			}
+			// Wait for the session's tasks, show their notifications, and
+			// wake the agent once they all ended so it can use them.
+			for {
+				if err := mgr.WaitIdle(ctx, sess.ID); err != nil {
+					return err
+				}
+				if mark, err = p.notifications(ctx, eng.Store, sess.ID, mark); err != nil {
+					return err
+				}
+				wake, err := mgr.Unseen(ctx, sess.ID)
+				if err != nil || !wake {
+					return err
+				}
+				outcome, runErr = eng.Run(ctx, sess.ID, opts)
+				if err := p.finish(sess, outcome, runErr); err != nil {
+					return err
+				}
+			}
 		},
 	}
+	cmd.Flags().BoolVar(&wait, "wait", false, "after the turn, wait for the session's background tasks, print their notifications, and let the agent answer them")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print events as JSON lines")
 	cmd.Flags().StringVar(&agentName, "agent", "", "agent profile of a new session (default general; see 'superagents agents')")
 	cmd.Flags().StringVar(&model, "model", "", "model as provider/model, e.g. anthropic/claude-sonnet-4-5 or offline (default: the agent's, then the configured one)")
@@ -194,4 +231,39 @@ func (p *turnPrinter) finish(sess sa.Session, o agent.Outcome, runErr error) err
 		io.WriteString(p.out, o.Text+"\n")
 	}
 	return nil
+}
+
+// lastMessageID returns the id of a session's newest message (0 if none).
+func lastMessageID(ctx context.Context, st sa.Store, sessionID string) (int64, error) {
+	hist, err := st.History(ctx, sessionID)
+	if err != nil || len(hist) == 0 {
+		return 0, err
+	}
+	return hist[len(hist)-1].ID, nil
+}
+
+// notifications prints the task notifications stored after mark and
+// returns the new mark.
+func (p *turnPrinter) notifications(ctx context.Context, st sa.Store, sessionID string, mark int64) (int64, error) {
+	hist, err := st.History(ctx, sessionID)
+	if err != nil {
+		return mark, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, m := range hist {
+		if m.ID <= mark {
+			continue
+		}
+		mark = m.ID
+		if m.Kind != sa.KindNotification {
+			continue
+		}
+		if p.json {
+			p.line(jsonEvent{Type: "notification", SessionID: sessionID, Text: m.Text()})
+		} else {
+			fmt.Fprintln(p.out, m.Text())
+		}
+	}
+	return mark, nil
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/agent"
@@ -42,6 +43,8 @@ type Engine struct {
 	// BashEnv is the environment bash commands start from (the process's
 	// if nil).
 	BashEnv []string
+
+	builtins sync.Map // agent name → *tools.Set: built once, they never change
 }
 
 // TurnOptions adjust one turn.
@@ -103,10 +106,7 @@ func (e *Engine) Loop(ctx context.Context, sess sa.Session, opts TurnOptions) (*
 // session: the built-in tools its permissions allow, plus the task tools,
 // filtered by the profile's tool list.
 func (e *Engine) toolsFor(ctx context.Context, sessionID string, profile agents.Profile) (*tools.Set, error) {
-	builtin, err := tools.Builtins(e.Workspace, tools.Options{
-		Rules: e.Config.Permissions.ForAgent(profile.Name),
-		Bash:  tools.BashOptions{Env: e.BashEnv, HiddenEnv: e.hiddenEnv()},
-	})
+	builtin, err := e.builtinTools(profile.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +123,23 @@ func (e *Engine) toolsFor(ctx context.Context, sessionID string, profile agents.
 		return nil, err
 	}
 	return profile.SelectTools(set)
+}
+
+// builtinTools returns the built-in tools an agent's permissions allow,
+// made once per agent.
+func (e *Engine) builtinTools(agent string) (*tools.Set, error) {
+	if set, ok := e.builtins.Load(agent); ok {
+		return set.(*tools.Set), nil
+	}
+	set, err := tools.Builtins(e.Workspace, tools.Options{
+		Rules: e.Config.Permissions.ForAgent(agent),
+		Bash:  tools.BashOptions{Env: e.BashEnv, HiddenEnv: e.hiddenEnv()},
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.builtins.Store(agent, set)
+	return set, nil
 }
 
 // hiddenEnv names the variables bash commands never see: the providers'

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	sa "github.com/superagents/superagents"
 )
 
 // DeleteSession deletes a live session. It is hidden at once (gone from
@@ -13,17 +15,19 @@ import (
 // after its children's latest fork point. Reclaiming a session may free
 // its deleted parent in turn, so it walks up the chain.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
-	err := s.inWrite(ctx, func(tx *sql.Tx) error {
+	err := s.inWrite(ctx, func(tx *writeTx) error {
 		if _, err := liveSession(ctx, tx, id); err != nil {
 			return err
 		}
-		now := nanos(s.now())
+		now := nanos(tx.now)
 		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET deleted_at = ? WHERE id = ?`, now, id); err != nil {
 			return fmt.Errorf("mark deleted: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx,
-			`UPDATE tasks SET cleared_at = ? WHERE parent_session_id = ? AND cleared_at IS NULL`, now, id); err != nil {
-			return fmt.Errorf("clear tasks: %w", err)
+		if err := tx.record(ctx, sa.ChangeSessionDeleted, id, "", map[string]string{"id": id}); err != nil {
+			return err
+		}
+		if err := clearTasksOf(ctx, tx, id); err != nil {
+			return err
 		}
 		return reclaim(ctx, tx, id)
 	})
@@ -35,7 +39,7 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 
 // reclaim frees what deleted sessions no longer need, starting at id and
 // going up through deleted ancestors. Live sessions keep everything.
-func reclaim(ctx context.Context, tx *sql.Tx, id string) error {
+func reclaim(ctx context.Context, tx *writeTx, id string) error {
 	for id != "" {
 		var parent sql.NullString
 		var deleted sql.NullInt64
@@ -69,6 +73,39 @@ func reclaim(ctx context.Context, tx *sql.Tx, id string) error {
 			return fmt.Errorf("reclaim session %s: %w", id, err)
 		}
 		id = parent.String
+	}
+	return nil
+}
+
+// clearTasksOf removes a deleted parent's tasks from listings, recording
+// each.
+func clearTasksOf(ctx context.Context, tx *writeTx, parentID string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE parent_session_id = ? AND cleared_at IS NULL`, parentID)
+	if err != nil {
+		return fmt.Errorf("clear tasks: %w", err)
+	}
+	var tasks []sa.Task
+	for rows.Next() {
+		t, err := scanTask(rows)
+		if err != nil {
+			rows.Close()
+			return fmt.Errorf("clear tasks: %w", err)
+		}
+		tasks = append(tasks, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("clear tasks: %w", err)
+	}
+	for _, t := range tasks {
+		cleared := tx.now
+		t.ClearedAt = &cleared
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET cleared_at = ? WHERE id = ?`, nanos(cleared), t.ID); err != nil {
+			return fmt.Errorf("clear task %s: %w", t.ID, err)
+		}
+		if err := tx.record(ctx, sa.ChangeTaskUpdated, parentID, t.ID, normalizeTask(t)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

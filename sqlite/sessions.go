@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	sa "github.com/superagents/superagents"
 )
@@ -46,12 +45,13 @@ func (s *Store) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session
 	if err := validateMessages(ns.Messages); err != nil {
 		return sa.Session{}, err
 	}
-	sess := sa.Session{ID: s.newID(), Agent: ns.Agent, Model: ns.Model, Title: ns.Title, CreatedAt: s.now().UTC()}
-	err := s.inWrite(ctx, func(tx *sql.Tx) error {
+	var sess sa.Session
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		sess = sa.Session{ID: s.newID(), Agent: ns.Agent, Model: ns.Model, Title: ns.Title, CreatedAt: tx.now}
 		if err := insertSession(ctx, tx, sess); err != nil {
 			return err
 		}
-		_, err := insertMessages(ctx, tx, sess.ID, ns.Messages, s.now())
+		_, err := insertMessages(ctx, tx, sess.ID, ns.Messages)
 		return err
 	})
 	if err != nil {
@@ -60,25 +60,26 @@ func (s *Store) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session
 	return sess, nil
 }
 
-func insertSession(ctx context.Context, q querier, sess sa.Session) error {
+// insertSession writes a session row and records its creation.
+func insertSession(ctx context.Context, tx *writeTx, sess sa.Session) error {
 	var parent sql.NullString
 	var forkPoint sql.NullInt64
 	if sess.ParentID != "" {
 		parent = sql.NullString{String: sess.ParentID, Valid: true}
 		forkPoint = sql.NullInt64{Int64: sess.ForkMessageID, Valid: true}
 	}
-	_, err := q.ExecContext(ctx,
+	_, err := tx.ExecContext(ctx,
 		`INSERT INTO sessions (id, parent_id, fork_message_id, agent, model, title, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		sess.ID, parent, forkPoint, sess.Agent, sess.Model, sess.Title, nanos(sess.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert session: %w", err)
 	}
-	return nil
+	return tx.record(ctx, sa.ChangeSessionCreated, sess.ID, "", sess)
 }
 
 // Session returns one live session by its full id.
 func (s *Store) Session(ctx context.Context, id string) (sa.Session, error) {
-	return liveSession(ctx, s.read, id)
+	return liveSession(ctx, s.reader, id)
 }
 
 // liveSession reads a session that exists and is not deleted.
@@ -96,11 +97,11 @@ func liveSession(ctx context.Context, q querier, id string) (sa.Session, error) 
 
 // ResolveSession finds a live session by full id or unique prefix.
 func (s *Store) ResolveSession(ctx context.Context, ref string) (sa.Session, error) {
-	id, err := resolve(ctx, s.read, "session", `SELECT id FROM sessions WHERE id >= ? AND id < ? AND deleted_at IS NULL ORDER BY id LIMIT ?`, ref)
+	id, err := resolve(ctx, s.reader, "session", `SELECT id FROM sessions WHERE id >= ? AND id < ? AND deleted_at IS NULL ORDER BY id LIMIT ?`, ref)
 	if err != nil {
 		return sa.Session{}, err
 	}
-	return liveSession(ctx, s.read, id)
+	return liveSession(ctx, s.reader, id)
 }
 
 // maxCandidates is how many matches an ambiguity error lists.
@@ -164,7 +165,7 @@ func (s *Store) ListSessions(ctx context.Context, f sa.SessionFilter) ([]sa.Sess
 		query += ` LIMIT ?`
 		args = append(args, f.Limit)
 	}
-	rows, err := s.read.QueryContext(ctx, query, args...)
+	rows, err := s.reader.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
@@ -195,9 +196,9 @@ func prefixed(prefix, columns string) string {
 // parent's last own message, whatever the length of the history.
 func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) (sa.Session, error) {
 	var child sa.Session
-	err := s.inWrite(ctx, func(tx *sql.Tx) error {
+	err := s.inWrite(ctx, func(tx *writeTx) error {
 		var err error
-		child, err = forkIn(ctx, tx, s.newID(), parentID, opts, s.now())
+		child, err = forkIn(ctx, tx, s.newID(), parentID, opts)
 		return err
 	})
 	if err != nil {
@@ -207,7 +208,7 @@ func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) 
 }
 
 // forkIn inserts childID as a child of parentID inside tx.
-func forkIn(ctx context.Context, tx *sql.Tx, childID, parentID string, opts sa.ForkOptions, now time.Time) (sa.Session, error) {
+func forkIn(ctx context.Context, tx *writeTx, childID, parentID string, opts sa.ForkOptions) (sa.Session, error) {
 	parent, err := liveSession(ctx, tx, parentID)
 	if err != nil {
 		return sa.Session{}, err
@@ -223,7 +224,7 @@ func forkIn(ctx context.Context, tx *sql.Tx, childID, parentID string, opts sa.F
 		Agent:         cmp.Or(opts.Agent, parent.Agent),
 		Model:         cmp.Or(opts.Model, parent.Model),
 		Title:         opts.Title,
-		CreatedAt:     now.UTC(),
+		CreatedAt:     tx.now,
 	}
 	if err := insertSession(ctx, tx, child); err != nil {
 		return sa.Session{}, err
@@ -251,12 +252,12 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message
 		return nil, err
 	}
 	var stored []sa.Message
-	err := s.inWrite(ctx, func(tx *sql.Tx) error {
+	err := s.inWrite(ctx, func(tx *writeTx) error {
 		if _, err := liveSession(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		var err error
-		stored, err = insertMessages(ctx, tx, sessionID, msgs, s.now())
+		stored, err = insertMessages(ctx, tx, sessionID, msgs)
 		return err
 	})
 	if err != nil {
@@ -277,18 +278,15 @@ func validateMessages(msgs []sa.Message) error {
 	return nil
 }
 
-// insertMessages writes messages in order and returns them as stored.
-func insertMessages(ctx context.Context, tx *sql.Tx, sessionID string, msgs []sa.Message, now time.Time) ([]sa.Message, error) {
+// insertMessages writes messages in order, records each, and returns them
+// as stored.
+func insertMessages(ctx context.Context, tx *writeTx, sessionID string, msgs []sa.Message) ([]sa.Message, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages
+	const insert = `INSERT INTO messages
 		(session_id, role, kind, parts, summary, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
-	if err != nil {
-		return nil, fmt.Errorf("prepare insert: %w", err)
-	}
-	defer stmt.Close()
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 	out := make([]sa.Message, len(msgs))
 	for i, m := range msgs {
 		m = m.Clone()
@@ -300,7 +298,7 @@ func insertMessages(ctx context.Context, tx *sql.Tx, sessionID string, msgs []sa
 			m.Parts = []sa.Part{}
 		}
 		if m.CreatedAt.IsZero() {
-			m.CreatedAt = now.UTC()
+			m.CreatedAt = tx.now
 		}
 		m.CreatedAt = m.CreatedAt.UTC()
 		parts, err := json.Marshal(m.Parts)
@@ -308,26 +306,47 @@ func insertMessages(ctx context.Context, tx *sql.Tx, sessionID string, msgs []sa
 			return nil, fmt.Errorf("encode parts: %w", err)
 		}
 		u := m.Usage
-		err = stmt.QueryRowContext(ctx, sessionID, m.Role, m.Kind, parts, boolInt(m.Summary), m.Model,
+		err = tx.QueryRowContext(ctx, insert, sessionID, m.Role, m.Kind, parts, boolInt(m.Summary), m.Model,
 			u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, nanos(m.CreatedAt)).Scan(&m.ID)
 		if err != nil {
 			return nil, fmt.Errorf("insert message: %w", err)
+		}
+		if err := tx.record(ctx, sa.ChangeSessionMessage, sessionID, "", encodedMessage{m, parts}); err != nil {
+			return nil, err
 		}
 		out[i] = m
 	}
 	return out, nil
 }
 
+// encodedMessage marshals a message with its parts already encoded (for
+// the message row), so a change costs no second encoding of them.
+type encodedMessage struct {
+	sa.Message
+	parts json.RawMessage
+}
+
+func (e encodedMessage) MarshalJSON() ([]byte, error) {
+	type plain sa.Message // without MarshalJSON, to avoid recursion
+	m := plain(e.Message)
+	m.Parts = nil
+	head, err := json.Marshal(struct {
+		plain
+		Parts json.RawMessage `json:"parts"`
+	}{m, e.parts})
+	return head, err
+}
+
 // History returns the effective history of a live session, built by the
 // one replay algorithm from a consistent snapshot.
 func (s *Store) History(ctx context.Context, sessionID string) ([]sa.Message, error) {
 	var history []sa.Message
-	err := s.inRead(ctx, func(tx *sql.Tx) error {
-		if _, err := liveSession(ctx, tx, sessionID); err != nil {
+	err := s.inRead(ctx, func(q querier) error {
+		if _, err := liveSession(ctx, q, sessionID); err != nil {
 			return err
 		}
 		var err error
-		history, err = sa.BuildHistory(ctx, lineage{tx}, sessionID)
+		history, err = sa.BuildHistory(ctx, lineage{q}, sessionID)
 		return err
 	})
 	if err != nil {

@@ -35,10 +35,14 @@ const FileName = "superagents.db"
 
 // Store is the SQLite implementation of superagents.Store.
 type Store struct {
-	write *sql.DB // one connection, BEGIN IMMEDIATE
-	read  *sql.DB // read-only pool, deferred transactions
-	now   func() time.Time
-	newID func() string
+	write   *sql.DB // one connection, BEGIN IMMEDIATE
+	read    *sql.DB // read-only pool, deferred transactions
+	now     func() time.Time
+	newID   func() string
+	changed chan struct{} // see Changed
+
+	writeStmts, readStmts *stmtCache
+	reader                cachedDB // queries outside transactions
 }
 
 // Option configures a Store.
@@ -75,7 +79,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	read.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
-	s := &Store{write: write, read: read, now: time.Now, newID: sa.NewID}
+	s := &Store{write: write, read: read, now: time.Now, newID: sa.NewID, changed: make(chan struct{}, 1),
+		writeStmts: newStmtCache(write), readStmts: newStmtCache(read)}
+	s.reader = cachedDB{s.readStmts}
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -124,34 +130,44 @@ func migrate(ctx context.Context, db *sql.DB) error {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.readStmts.close()
+	s.writeStmts.close()
 	return errors.Join(s.read.Close(), s.write.Close())
 }
 
-// inWrite runs fn in one write transaction, committing when it returns nil.
-func (s *Store) inWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.write.BeginTx(ctx, nil)
+// inWrite runs fn in one write transaction, committing when it returns
+// nil, and then tells followers of the change log if fn recorded changes.
+func (s *Store) inWrite(ctx context.Context, fn func(tx *writeTx) error) error {
+	sqlTx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	tx := &writeTx{cachedTx: cachedTx{tx: sqlTx, c: s.writeStmts}, now: s.now().UTC()}
 	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
+		_ = sqlTx.Rollback()
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := sqlTx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	s.writeStmts.warm(ctx)
+	if tx.changed {
+		s.signal()
 	}
 	return nil
 }
 
 // inRead runs fn in one read transaction: everything it reads is one
 // consistent snapshot.
-func (s *Store) inRead(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *Store) inRead(ctx context.Context, fn func(q querier) error) error {
 	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	defer tx.Rollback() //nolint:errcheck // read-only: nothing to keep
-	return fn(tx)
+	err = fn(cachedTx{tx: tx, c: s.readStmts})
+	_ = tx.Rollback() // read-only: nothing to keep
+	s.readStmts.warm(ctx)
+	return err
 }
 
 // DB returns the write connection pool, for tests that must reach below

@@ -15,7 +15,7 @@ import (
 
 const taskColumns = `id, parent_session_id, parent_message_id, parent_agent, description, prompt, agent, status,
 	started_at, completed_at, result_retrieved_at, result, error, progress, batch_id, resume_count, is_forked,
-	timeout_ms, cleared_at, created_at`
+	timeout_ms, runner_id, cleared_at, created_at`
 
 func scanTask(r rowScanner) (sa.Task, error) {
 	var (
@@ -27,7 +27,7 @@ func scanTask(r rowScanner) (sa.Task, error) {
 	)
 	err := r.Scan(&t.ID, &t.ParentSessionID, &t.ParentMessageID, &t.ParentAgent, &t.Description, &t.Prompt, &t.Agent,
 		&t.Status, &started, &completed, &retrieved, &t.Result, &t.Error, &progress, &t.BatchID, &t.ResumeCount,
-		&forked, &timeoutMS, &cleared, &created)
+		&forked, &timeoutMS, &t.RunnerID, &cleared, &created)
 	if err != nil {
 		return sa.Task{}, err
 	}
@@ -53,8 +53,7 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 	if err := validateMessages(nt.Session.Messages); err != nil {
 		return sa.Task{}, err
 	}
-	now := s.now().UTC()
-	err := s.inWrite(ctx, func(tx *sql.Tx) error {
+	err := s.inWrite(ctx, func(tx *writeTx) error {
 		if _, err := liveSession(ctx, tx, t.ParentSessionID); err != nil {
 			return fmt.Errorf("parent: %w", err)
 		}
@@ -65,29 +64,33 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 		var child sa.Session
 		if nt.Fork {
 			child, err = forkIn(ctx, tx, s.newID(), t.ParentSessionID, sa.ForkOptions{
-				Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title}, now)
+				Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title})
 			if err != nil {
 				return err
 			}
 		} else {
-			child = sa.Session{ID: s.newID(), Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, CreatedAt: now}
+			child = sa.Session{ID: s.newID(), Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, CreatedAt: tx.now}
 			if err := insertSession(ctx, tx, child); err != nil {
 				return err
 			}
 		}
-		if _, err := insertMessages(ctx, tx, child.ID, nt.Session.Messages, now); err != nil {
+		if _, err := insertMessages(ctx, tx, child.ID, nt.Session.Messages); err != nil {
 			return err
 		}
-		t.ID, t.ParentMessageID, t.IsForked, t.CreatedAt = child.ID, last, nt.Fork, now
+		t.ID, t.ParentMessageID, t.IsForked, t.CreatedAt = child.ID, last, nt.Fork, tx.now
 		if t.StartedAt.IsZero() {
-			t.StartedAt = now
+			t.StartedAt = tx.now
 		}
-		return insertTask(ctx, tx, t)
+		t = normalizeTask(t)
+		if err := insertTask(ctx, tx, t); err != nil {
+			return err
+		}
+		return tx.record(ctx, sa.ChangeTaskCreated, t.ParentSessionID, t.ID, t)
 	})
 	if err != nil {
 		return sa.Task{}, fmt.Errorf("create task: %w", err)
 	}
-	return normalizeTask(t), nil
+	return t, nil
 }
 
 // normalizeTask gives a task the form it has when read back: UTC times at
@@ -104,21 +107,22 @@ func normalizeTask(t sa.Task) sa.Task {
 	t.CompletedAt, t.ResultRetrievedAt, t.ClearedAt = round(t.CompletedAt), round(t.ResultRetrievedAt), round(t.ClearedAt)
 	t.Timeout = t.Timeout.Truncate(time.Millisecond)
 	if !t.Progress.LastUpdate.IsZero() {
-		t.Progress.LastUpdate = t.Progress.LastUpdate.UTC()
+		t.Progress.LastUpdate = fromNanos(nanos(t.Progress.LastUpdate))
 	}
 	return t
 }
 
-func insertTask(ctx context.Context, tx *sql.Tx, t sa.Task) error {
+func insertTask(ctx context.Context, tx *writeTx, t sa.Task) error {
 	progress, err := json.Marshal(t.Progress)
 	if err != nil {
 		return fmt.Errorf("encode progress: %w", err)
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.ParentSessionID, t.ParentMessageID, t.ParentAgent, t.Description, t.Prompt, t.Agent, t.Status,
 		nanos(t.StartedAt), nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), t.Result, t.Error, progress,
-		t.BatchID, t.ResumeCount, boolInt(t.IsForked), t.Timeout.Milliseconds(), nullNanos(t.ClearedAt), nanos(t.CreatedAt))
+		t.BatchID, t.ResumeCount, boolInt(t.IsForked), t.Timeout.Milliseconds(), t.RunnerID, nullNanos(t.ClearedAt),
+		nanos(t.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert task: %w", err)
 	}
@@ -127,7 +131,7 @@ func insertTask(ctx context.Context, tx *sql.Tx, t sa.Task) error {
 
 // Task returns one task by its full id.
 func (s *Store) Task(ctx context.Context, id string) (sa.Task, error) {
-	return readTask(ctx, s.read, id)
+	return readTask(ctx, s.reader, id)
 }
 
 func readTask(ctx context.Context, q querier, id string) (sa.Task, error) {
@@ -143,11 +147,11 @@ func readTask(ctx context.Context, q querier, id string) (sa.Task, error) {
 
 // ResolveTask finds a task by full id or unique prefix.
 func (s *Store) ResolveTask(ctx context.Context, ref string) (sa.Task, error) {
-	id, err := resolve(ctx, s.read, "task", `SELECT id FROM tasks WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`, ref)
+	id, err := resolve(ctx, s.reader, "task", `SELECT id FROM tasks WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`, ref)
 	if err != nil {
 		return sa.Task{}, err
 	}
-	return readTask(ctx, s.read, id)
+	return readTask(ctx, s.reader, id)
 }
 
 // ListTasks lists tasks, newest first.
@@ -170,6 +174,12 @@ func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, erro
 	if f.BatchID != "" {
 		add(`batch_id = ?`, f.BatchID)
 	}
+	if f.RunnerID != "" {
+		add(`runner_id = ?`, f.RunnerID)
+	}
+	if f.Active {
+		query += ` AND status IN ('queued', 'running', 'resumed')`
+	}
 	if !f.IncludeCleared {
 		query += ` AND cleared_at IS NULL`
 	}
@@ -178,7 +188,7 @@ func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, erro
 		query += ` LIMIT ?`
 		args = append(args, f.Limit)
 	}
-	rows, err := s.read.QueryContext(ctx, query, args...)
+	rows, err := s.reader.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)
 	}
@@ -197,49 +207,128 @@ func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, erro
 	return out, nil
 }
 
-// UpdateTask applies change to a task inside one write transaction. The
-// id, parent, creation time and fork flag are fixed; a status change must
-// be one TaskStatus.CanBecome allows.
+// UpdateTask applies change to a task inside one write transaction.
 func (s *Store) UpdateTask(ctx context.Context, id string, change func(*sa.Task) error) (sa.Task, error) {
 	var updated sa.Task
-	err := s.inWrite(ctx, func(tx *sql.Tx) error {
-		old, err := readTask(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		t := old
-		t.Progress.ByName = maps.Clone(old.Progress.ByName)
-		t.Progress.LastTools = slices.Clone(old.Progress.LastTools)
-		if err := change(&t); err != nil {
-			return err
-		}
-		if t.ID != old.ID || t.ParentSessionID != old.ParentSessionID || t.IsForked != old.IsForked || !t.CreatedAt.Equal(old.CreatedAt) {
-			return fmt.Errorf("%w: a task's id, parent, fork flag and creation time cannot change", sa.ErrInvalid)
-		}
-		if !old.Status.CanBecome(t.Status) {
-			return fmt.Errorf("%w: task %s cannot go from %s to %s", sa.ErrConflict, id, old.Status, t.Status)
-		}
-		if err := t.Validate(); err != nil {
-			return err
-		}
-		progress, err := json.Marshal(t.Progress)
-		if err != nil {
-			return fmt.Errorf("encode progress: %w", err)
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE tasks SET parent_message_id = ?, parent_agent = ?, description = ?, prompt = ?,
-			agent = ?, status = ?, started_at = ?, completed_at = ?, result_retrieved_at = ?, result = ?, error = ?,
-			progress = ?, batch_id = ?, resume_count = ?, timeout_ms = ?, cleared_at = ? WHERE id = ?`,
-			t.ParentMessageID, t.ParentAgent, t.Description, t.Prompt, t.Agent, t.Status, nanos(t.StartedAt),
-			nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), t.Result, t.Error, progress, t.BatchID,
-			t.ResumeCount, t.Timeout.Milliseconds(), nullNanos(t.ClearedAt), id)
-		if err != nil {
-			return fmt.Errorf("update task: %w", err)
-		}
-		updated = t
-		return nil
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		var err error
+		updated, err = updateTask(ctx, tx, id, change)
+		return err
 	})
 	if err != nil {
 		return sa.Task{}, fmt.Errorf("update task %s: %w", id, err)
 	}
-	return normalizeTask(updated), nil
+	return updated, nil
+}
+
+// FinishTask ends a task and stores its notification in the parent
+// session, in one transaction.
+func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task) error, note func(sa.Task, []sa.Task) sa.Message) (sa.Task, sa.Message, error) {
+	var (
+		ended  sa.Task
+		stored sa.Message
+	)
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		var err error
+		ended, err = updateTask(ctx, tx, id, change)
+		if err != nil {
+			return err
+		}
+		if !ended.Status.Terminal() {
+			return fmt.Errorf("%w: finishing task %s left it %s", sa.ErrInvalid, id, ended.Status)
+		}
+		if _, err := liveSession(ctx, tx, ended.ParentSessionID); errors.Is(err, sa.ErrNotFound) {
+			return nil // the parent is gone: nobody to notify
+		} else if err != nil {
+			return err
+		}
+		batch, err := batchOf(ctx, tx, ended)
+		if err != nil {
+			return err
+		}
+		msg := note(ended, batch)
+		if err := msg.Validate(); err != nil {
+			return fmt.Errorf("notification: %w", err)
+		}
+		msgs, err := insertMessages(ctx, tx, ended.ParentSessionID, []sa.Message{msg})
+		if err != nil {
+			return err
+		}
+		stored = msgs[0]
+		return nil
+	})
+	if err != nil {
+		return sa.Task{}, sa.Message{}, fmt.Errorf("finish task %s: %w", id, err)
+	}
+	return ended, stored, nil
+}
+
+// updateTask reads a task, applies change, checks the result and writes
+// it back, recording the change. The id, parent, creation time and fork
+// flag are fixed; a status change must be one TaskStatus.CanBecome allows.
+func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Task) error) (sa.Task, error) {
+	old, err := readTask(ctx, tx, id)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	t := old
+	t.Progress.ByName = maps.Clone(old.Progress.ByName)
+	t.Progress.LastTools = slices.Clone(old.Progress.LastTools)
+	if err := change(&t); err != nil {
+		return sa.Task{}, err
+	}
+	if t.ID != old.ID || t.ParentSessionID != old.ParentSessionID || t.IsForked != old.IsForked || !t.CreatedAt.Equal(old.CreatedAt) {
+		return sa.Task{}, fmt.Errorf("%w: a task's id, parent, fork flag and creation time cannot change", sa.ErrInvalid)
+	}
+	if !old.Status.CanBecome(t.Status) {
+		return sa.Task{}, fmt.Errorf("%w: task %s cannot go from %s to %s", sa.ErrConflict, id, old.Status, t.Status)
+	}
+	if err := t.Validate(); err != nil {
+		return sa.Task{}, err
+	}
+	t = normalizeTask(t)
+	progress, err := json.Marshal(t.Progress)
+	if err != nil {
+		return sa.Task{}, fmt.Errorf("encode progress: %w", err)
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE tasks SET parent_message_id = ?, parent_agent = ?, description = ?, prompt = ?,
+		agent = ?, status = ?, started_at = ?, completed_at = ?, result_retrieved_at = ?, result = ?, error = ?,
+		progress = ?, batch_id = ?, resume_count = ?, timeout_ms = ?, runner_id = ?, cleared_at = ? WHERE id = ?`,
+		t.ParentMessageID, t.ParentAgent, t.Description, t.Prompt, t.Agent, t.Status, nanos(t.StartedAt),
+		nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), t.Result, t.Error, progress, t.BatchID,
+		t.ResumeCount, t.Timeout.Milliseconds(), t.RunnerID, nullNanos(t.ClearedAt), id)
+	if err != nil {
+		return sa.Task{}, fmt.Errorf("update task: %w", err)
+	}
+	kind := sa.ChangeTaskUpdated
+	if t.Status != old.Status {
+		kind = sa.TaskChangeKind(t.Status)
+	}
+	if err := tx.record(ctx, kind, t.ParentSessionID, t.ID, t); err != nil {
+		return sa.Task{}, err
+	}
+	return t, nil
+}
+
+// batchOf returns the tasks of a task's batch, oldest first; a task
+// without a batch is a batch of one.
+func batchOf(ctx context.Context, q querier, t sa.Task) ([]sa.Task, error) {
+	if t.BatchID == "" {
+		return []sa.Task{t}, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE batch_id = ? AND parent_session_id = ?
+		ORDER BY created_at, id`, t.BatchID, t.ParentSessionID)
+	if err != nil {
+		return nil, fmt.Errorf("read batch: %w", err)
+	}
+	defer rows.Close()
+	var out []sa.Task
+	for rows.Next() {
+		bt, err := scanTask(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read batch: %w", err)
+		}
+		out = append(out, bt)
+	}
+	return out, rows.Err()
 }

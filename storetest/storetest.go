@@ -39,6 +39,11 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("Tasks", func(t *testing.T) { testTasks(t, factory) })
 	t.Run("TaskTransitions", func(t *testing.T) { testTaskTransitions(t, factory) })
 	t.Run("ConcurrentWrites", func(t *testing.T) { testConcurrentWrites(t, factory) })
+	t.Run("Changes", func(t *testing.T) { testChanges(t, factory) })
+	t.Run("ChangesFromConcurrentWriters", func(t *testing.T) { testChangesFromConcurrentWriters(t, factory) })
+	t.Run("ChangeNotifier", func(t *testing.T) { testChangeNotifier(t, factory) })
+	t.Run("FinishTask", func(t *testing.T) { testFinishTask(t, factory) })
+	t.Run("Runners", func(t *testing.T) { testRunners(t, factory) })
 }
 
 // openStore opens a fresh store that is closed when the test ends, and

@@ -74,6 +74,26 @@ var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // input is validated against it before run sees it, so run gets a
 // well-formed In. Tools outside this package (the task tools) use New too.
 func New[In any](name, description string, readOnly bool, run func(ctx context.Context, in In) (Result, error)) (Tool, error) {
+	def, err := Define[In](name, description, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	return def.Bind(run), nil
+}
+
+// Def is a tool's definition without its implementation: the name,
+// description and input schema, computed once. Bind gives it a run
+// function; a tool made anew for every turn (one that closes over the
+// calling session, say) binds the same Def each time.
+type Def[In any] struct {
+	spec     superagents.ToolSpec
+	readOnly bool
+	schema   *jsonschema.Resolved
+}
+
+// Define checks a tool's name and description and derives its input
+// schema from In (see New).
+func Define[In any](name, description string, readOnly bool) (*Def[In], error) {
 	if !toolNamePattern.MatchString(name) {
 		return nil, fmt.Errorf("tool name %q: use 1 to 64 letters, digits, '_' or '-'", name)
 	}
@@ -92,12 +112,15 @@ func New[In any](name, description string, readOnly bool, run func(ctx context.C
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: encode input schema: %w", name, err)
 	}
-	return &funcTool[In]{
-		spec:     superagents.ToolSpec{Name: name, Description: description, InputSchema: raw},
-		readOnly: readOnly,
-		schema:   resolved,
-		run:      run,
-	}, nil
+	return &Def[In]{spec: superagents.ToolSpec{Name: name, Description: description, InputSchema: raw}, readOnly: readOnly, schema: resolved}, nil
+}
+
+// Spec returns what the model is told about the tool.
+func (d *Def[In]) Spec() superagents.ToolSpec { return d.spec }
+
+// Bind returns the tool with run as its implementation.
+func (d *Def[In]) Bind(run func(ctx context.Context, in In) (Result, error)) Tool {
+	return &funcTool[In]{spec: d.spec, readOnly: d.readOnly, schema: d.schema, run: run}
 }
 
 type funcTool[In any] struct {

@@ -1,0 +1,416 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/events"
+	"github.com/superagents/superagents/tasks"
+)
+
+// openTasks builds the engine with the task manager wired in: the agents
+// it runs get the task tools. The manager and bus close with the command.
+func (a *app) openTasks(ctx context.Context, model string) (*engine.Engine, *tasks.Manager, *events.Bus, error) {
+	eng, err := a.openEngine(ctx, model)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	bus, err := events.New(ctx, eng.Store, events.Options{})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	a.closers = append(a.closers, func() error { bus.Close(); return nil })
+	mgr, err := tasks.New(ctx, tasks.Options{Store: eng.Store, Engine: eng, Bus: bus, Limits: eng.Config.Tasks, Fork: eng.Config.Fork})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	a.closers = append(a.closers, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return mgr.Close(ctx)
+	})
+	eng.TaskTools = mgr.ToolsFor
+	return eng, mgr, bus, nil
+}
+
+func (a *app) tasksCommand() *cobra.Command {
+	var (
+		asJSON           bool
+		sessionID, state string
+		limit            int
+	)
+	cmd := &cobra.Command{
+		Use:   "tasks",
+		Short: "List background tasks, newest first",
+		Long: `List background tasks, newest first: all of them, or those a session
+launched (--session). "(forked)" marks tasks that started with their
+parent's context, "(resumed)" tasks that were continued.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			status := sa.TaskStatus(state)
+			if status != "" && !status.Valid() {
+				return usagef("unknown --status %q: use queued, running, resumed, completed, error or cancelled", state)
+			}
+			st, err := a.openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			filter := sa.TaskFilter{Status: status, Limit: limit}
+			if sessionID != "" {
+				sess, err := st.ResolveSession(cmd.Context(), sessionID)
+				if err != nil {
+					return err
+				}
+				filter.ParentSessionID = sess.ID
+			}
+			list, err := st.ListTasks(cmd.Context(), filter)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if list == nil {
+					list = []sa.Task{}
+				}
+				return writeJSON(a.env.Stdout, list)
+			}
+			return writeTaskTable(a.env.Stdout, list, time.Now())
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	cmd.Flags().StringVar(&sessionID, "session", "", "only the tasks this session launched")
+	cmd.Flags().StringVar(&state, "status", "", "only tasks with this status")
+	cmd.Flags().IntVar(&limit, "limit", 0, "show at most this many (0: all)")
+	return cmd
+}
+
+// writeTaskTable prints tasks as an aligned table.
+func writeTaskTable(w io.Writer, list []sa.Task, now time.Time) error {
+	if len(list) == 0 {
+		_, err := fmt.Fprintln(w, "No background tasks found")
+		return err
+	}
+	var buf strings.Builder
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tAGENT\tPARENT\tTIME\tTOOLS\tDESCRIPTION")
+	for _, t := range list {
+		id := sa.ShortID(t.ID)
+		if marks := tasks.Indicators(t); marks != "" {
+			id += " " + marks
+		}
+		took := now.Sub(t.StartedAt)
+		if t.CompletedAt != nil {
+			took = t.CompletedAt.Sub(t.StartedAt)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", id, t.Status, t.Agent, sa.ShortID(t.ParentSessionID),
+			took.Round(time.Second), t.Progress.ToolCalls, truncateRunes(oneLineText(t.Description), 50))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeTrimmed(w, buf.String())
+}
+
+func (a *app) taskCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "task",
+		Short: "Launch, inspect, cancel or resume one background task",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(a.taskOutputCommand(), a.taskCancelCommand(), a.taskResumeCommand(), a.taskLaunchCommand(), a.taskWorkCommand())
+	return cmd
+}
+
+func (a *app) taskOutputCommand() *cobra.Command {
+	var (
+		asJSON, block bool
+		timeout       int
+	)
+	cmd := &cobra.Command{
+		Use:   "output ID",
+		Short: "Show a task's result, or its progress while it runs",
+		Long: `Show a task's result when it has completed (and mark it read), or its
+status and progress while it runs. --block waits until it ends or the
+timeout passes (seconds; default 60, at most 600).`,
+		Args: exactArgs(1, "one task id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if timeout < 0 {
+				return usagef("--timeout must not be negative")
+			}
+			_, mgr, _, err := a.openTasks(cmd.Context(), "")
+			if err != nil {
+				return err
+			}
+			r, err := mgr.OutputTool(cmd.Context(), "", tasks.OutputInput{TaskID: args[0], Block: block, Timeout: timeout})
+			if err != nil {
+				return err
+			}
+			return a.printReply(r, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&block, "block", false, "wait until the task ends")
+	cmd.Flags().IntVar(&timeout, "timeout", 60, "with --block: the most seconds to wait")
+	return cmd
+}
+
+func (a *app) printReply(r tasks.Reply, asJSON bool) error {
+	if asJSON {
+		return writeJSON(a.env.Stdout, r.Data)
+	}
+	_, err := fmt.Fprintln(a.env.Stdout, r.Text)
+	return err
+}
+
+func (a *app) taskCancelCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "cancel ID",
+		Short: "Cancel a queued, running or resuming task",
+		Long: `Cancel a task: it is ended as cancelled at once, and its model stream and
+tools stop (a task running in another superagents process stops within a
+second, when that process sees the change).`,
+		Args: exactArgs(1, "one task id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, mgr, _, err := a.openTasks(cmd.Context(), "")
+			if err != nil {
+				return err
+			}
+			r, err := mgr.CancelTool(cmd.Context(), "", tasks.CancelInput{TaskID: args[0]})
+			if err != nil {
+				return err
+			}
+			return a.printReply(r, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (a *app) taskResumeCommand() *cobra.Command {
+	var asJSON, wait bool
+	cmd := &cobra.Command{
+		Use:   "resume ID PROMPT",
+		Short: "Send a follow-up to a completed task; it runs in the background",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.launchWorker(cmd.Context(), workerRequest{resume: args[0], prompt: strings.Join(args[1:], " ")}, asJSON, wait)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&wait, "wait", false, "stay until the task ends and print its result")
+	return cmd
+}
+
+func (a *app) taskLaunchCommand() *cobra.Command {
+	var (
+		asJSON, fork, wait          bool
+		session, agent, description string
+		timeout                     int
+	)
+	cmd := &cobra.Command{
+		Use:   "launch --session ID --agent NAME --description TEXT [--fork] PROMPT",
+		Short: "Launch a background task for a session",
+		Long: `Launch a background task as if the session's agent had called
+superagents_task: the task runs in a background superagents process, this
+command prints its id and returns, and the session gets a notification when
+the task ends. --fork gives the task the session's context. --wait stays
+until the task ends and prints its result instead.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if session == "" || agent == "" || description == "" {
+				return usagef("--session, --agent and --description are required")
+			}
+			if timeout < 0 {
+				return usagef("--timeout must not be negative")
+			}
+			return a.launchWorker(cmd.Context(), workerRequest{session: session, agent: agent, description: description,
+				fork: fork, timeout: timeout, prompt: strings.Join(args, " ")}, asJSON, wait)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&fork, "fork", false, "give the task the session's context")
+	cmd.Flags().BoolVar(&wait, "wait", false, "stay until the task ends and print its result")
+	cmd.Flags().StringVar(&session, "session", "", "the parent session (required)")
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent to run (required; see 'superagents agents')")
+	cmd.Flags().StringVar(&description, "description", "", "a few words naming the task (required)")
+	cmd.Flags().IntVar(&timeout, "timeout", 0, "stop the task after this many seconds (default: tasks.timeout)")
+	return cmd
+}
+
+// workerRequest is a launch or resume handed to a background worker.
+type workerRequest struct {
+	session, agent, description string
+	fork                        bool
+	timeout                     int
+	resume, prompt              string
+}
+
+func (r workerRequest) args() []string {
+	args := []string{"task", "work", "--prompt", r.prompt}
+	if r.resume != "" {
+		return append(args, "--resume", r.resume)
+	}
+	args = append(args, "--session", r.session, "--agent", r.agent, "--description", r.description)
+	if r.fork {
+		args = append(args, "--fork")
+	}
+	if r.timeout > 0 {
+		args = append(args, "--timeout", fmt.Sprint(r.timeout))
+	}
+	return args
+}
+
+// launchWorker starts a detached worker process that launches (or
+// resumes) the task and runs it, reads back the task id or the error, and
+// returns; with wait it stays and prints the result.
+func (a *app) launchWorker(ctx context.Context, req workerRequest, asJSON, wait bool) error {
+	if wait {
+		// In this process: launch, then wait.
+		_, mgr, _, err := a.openTasks(ctx, "")
+		if err != nil {
+			return err
+		}
+		t, err := a.workerLaunch(ctx, mgr, req)
+		if err != nil {
+			return err
+		}
+		r, err := mgr.OutputTool(ctx, "", tasks.OutputInput{TaskID: t.ID, Block: true, Timeout: int(tasks.MaxBlockTimeout / time.Second)})
+		if err != nil {
+			return err
+		}
+		for r.Data.(map[string]any)["timed_out"] == true {
+			if r, err = mgr.OutputTool(ctx, "", tasks.OutputInput{TaskID: t.ID, Block: true, Timeout: int(tasks.MaxBlockTimeout / time.Second)}); err != nil {
+				return err
+			}
+		}
+		return a.printReply(r, asJSON)
+	}
+	dir, err := a.resolveDataDir()
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find the superagents binary: %w", err)
+	}
+	logDir := filepath.Join(dir, "logs")
+	if err := os.MkdirAll(logDir, 0o700); err != nil {
+		return fmt.Errorf("worker log directory: %w", err)
+	}
+	logFile, err := os.OpenFile(filepath.Join(logDir, "worker-"+time.Now().Format("20060102-150405.000")+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("worker log: %w", err)
+	}
+	defer logFile.Close()
+	args := []string{"--data-dir", dir}
+	if a.workspace != "" {
+		ws, err := a.workspaceDir()
+		if err != nil {
+			return err
+		}
+		args = append(args, "--workspace", ws)
+	}
+	cmd := exec.Command(self, append(args, req.args()...)...)
+	cmd.Env = a.env.Environ
+	cmd.Stderr = logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives this command and its terminal
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start a background worker: %w", err)
+	}
+	line, readErr := bufio.NewReader(out).ReadString('\n')
+	_ = cmd.Process.Release()
+	verb, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+	switch {
+	case verb == "ok":
+		if asJSON {
+			return writeJSON(a.env.Stdout, map[string]string{"task_id": rest, "log": logFile.Name()})
+		}
+		_, err := fmt.Fprintln(a.env.Stdout, rest)
+		return err
+	case verb == "invalid":
+		return usagef("%s", rest)
+	case verb == "error":
+		return errors.New(rest)
+	}
+	return fmt.Errorf("the background worker did not start (see %s): %v", logFile.Name(), readErr)
+}
+
+// workerLaunch launches or resumes the request's task.
+func (a *app) workerLaunch(ctx context.Context, mgr *tasks.Manager, req workerRequest) (sa.Task, error) {
+	if req.resume != "" {
+		return mgr.Resume(ctx, req.resume, req.prompt)
+	}
+	st, _ := a.openStore(ctx)
+	sess, err := st.ResolveSession(ctx, req.session)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	return mgr.Launch(ctx, tasks.LaunchRequest{ParentSessionID: sess.ID, Description: req.description, Prompt: req.prompt,
+		Agent: req.agent, Fork: req.fork, Timeout: time.Duration(req.timeout) * time.Second})
+}
+
+// taskWorkCommand is the background worker: it launches or resumes one
+// task, reports the id (or the error) on its first line of output, and
+// runs the task to its end.
+func (a *app) taskWorkCommand() *cobra.Command {
+	var req workerRequest
+	cmd := &cobra.Command{
+		Use:    "work",
+		Short:  "Run one task in the background (started by task launch and task resume)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			report := func(verb, text string) {
+				fmt.Fprintf(a.env.Stdout, "%s %s\n", verb, oneLine(errors.New(text)))
+				if f, ok := a.env.Stdout.(*os.File); ok {
+					f.Close() // the launcher stops reading here
+				}
+			}
+			_, mgr, _, err := a.openTasks(ctx, "")
+			if err != nil {
+				report("error", err.Error())
+				return err
+			}
+			t, err := a.workerLaunch(ctx, mgr, req)
+			if err != nil {
+				verb := "error"
+				if exitCode(err) == ExitUsage || errors.Is(err, sa.ErrConflict) || errors.Is(err, tasks.ErrExpired) || errors.Is(err, tasks.ErrLimit) {
+					verb = "invalid"
+				}
+				report(verb, tasks.Message(err))
+				return err
+			}
+			report("ok", t.ID)
+			fmt.Fprintf(a.env.Stderr, "running task %s\n", t.ID)
+			return mgr.WaitIdle(ctx, t.ParentSessionID)
+		},
+	}
+	cmd.Flags().StringVar(&req.session, "session", "", "")
+	cmd.Flags().StringVar(&req.agent, "agent", "", "")
+	cmd.Flags().StringVar(&req.description, "description", "", "")
+	cmd.Flags().StringVar(&req.prompt, "prompt", "", "")
+	cmd.Flags().StringVar(&req.resume, "resume", "", "")
+	cmd.Flags().BoolVar(&req.fork, "fork", false, "")
+	cmd.Flags().IntVar(&req.timeout, "timeout", 0, "")
+	return cmd
+}

@@ -1,0 +1,315 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// delegateScript makes the offline model hand arithmetic to a background
+// task and acknowledge it; the task itself answers with the built-in
+// arithmetic, and the woken parent with the built-in acknowledgement.
+const delegateScript = `
+[[rules]]
+contains = "delegate"
+step = 1
+tool_calls = [{ name = "superagents_task", input = { description = "add", prompt = "What is 2+2?", agent = "general" } }]
+
+[[rules]]
+after_tool = "superagents_task"
+reply = "Launched."
+
+[[rules]]
+contains = "sleep please"
+step = 1
+tool_calls = [{ name = "bash", input = { command = "echo $$ > sleeper.pid; sleep 120", timeout_seconds = 300 } }]
+`
+
+func writeScript(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "script.toml")
+	if err := os.WriteFile(path, []byte(delegateScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestRunWaitForTasks(t *testing.T) {
+	h := newHarness(t)
+	h.env["SUPERAGENTS_OFFLINE_SCRIPT"] = writeScript(t)
+	out := h.ok("", "run", "--workspace", t.TempDir(), "--wait", "please delegate the sum")
+	lines := strings.Split(out, "\n")
+	if len(lines) != 4 || lines[0] != "Launched." || !regexp.MustCompile(`^✓ Agent "add" finished in \d+s\.$`).MatchString(lines[1]) ||
+		lines[2] != "Task Progress: 1/1" || !strings.HasPrefix(lines[3], "Noted") {
+		t.Fatalf("run --wait printed:\n%s", out)
+	}
+	// The task's result is there to read.
+	var list []struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+		Result string `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(h.ok("", "tasks", "--json")), &list); err != nil || len(list) != 1 {
+		t.Fatalf("tasks --json: %v %v", list, err)
+	}
+	if list[0].Status != "completed" || list[0].Result != "2+2 equals 4." {
+		t.Fatalf("task = %+v", list[0])
+	}
+	table := h.ok("", "tasks")
+	if !strings.Contains(table, list[0].ID[:6]+"...") || !strings.Contains(table, "completed") {
+		t.Fatalf("tasks table:\n%s", table)
+	}
+	if got := h.ok("", "task", "output", list[0].ID[:8]); !strings.Contains(got, "2+2 equals 4.") {
+		t.Fatalf("task output = %q", got)
+	}
+}
+
+func TestRunWithoutWaitWarnsAboutStoppedTasks(t *testing.T) {
+	h := newHarness(t)
+	script := filepath.Join(t.TempDir(), "s.toml")
+	// The child sleeps, so it is still running when run exits.
+	err := os.WriteFile(script, []byte(`
+[[rules]]
+contains = "delegate"
+step = 1
+tool_calls = [{ name = "superagents_task", input = { description = "slow", prompt = "sleep please", agent = "general" } }]
+[[rules]]
+after_tool = "superagents_task"
+reply = "Launched."
+[[rules]]
+contains = "sleep please"
+step = 1
+tool_calls = [{ name = "bash", input = { command = "sleep 60" } }]
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.env["SUPERAGENTS_OFFLINE_SCRIPT"] = script
+	r := h.runIn("", "run", "--workspace", t.TempDir(), "delegate it")
+	if r.code != 0 || !strings.Contains(r.stderr, "1 background task(s) of this session stop now that run exits") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	out := h.ok("", "tasks", "--json")
+	if !strings.Contains(out, `"status": "error"`) || !strings.Contains(out, "superagents stopped") {
+		t.Fatalf("the stopped task = %s", out)
+	}
+}
+
+func TestTaskCommandErrors(t *testing.T) {
+	h := newHarness(t)
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"task", "output", "zzzzzz"}, 1, "no task with id zzzzzz"},
+		{[]string{"task", "output", "abc"}, 2, "too short"},
+		{[]string{"task", "cancel"}, 2, "takes one task id"},
+		{[]string{"task", "launch", "--agent", "general", "x"}, 2, "--session, --agent and --description are required"},
+		{[]string{"task", "resume", "abcd"}, 2, "requires at least 2 arg"},
+		{[]string{"tasks", "--status", "sleeping"}, 2, `unknown --status "sleeping"`},
+		{[]string{"task", "output", "zzzzzz", "--timeout", "-1"}, 2, "--timeout must not be negative"},
+	}
+	for _, tt := range tests {
+		r := h.run(tt.args...)
+		if r.code != tt.code || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, r.code, r.stderr, tt.code, tt.want)
+		}
+	}
+}
+
+// binary builds superagents once for the tests that need a real process.
+var binary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "superagents-bin")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "superagents")
+	out, err := exec.Command("go", "build", "-o", path, "../cmd/superagents").CombinedOutput()
+	if err != nil {
+		return "", errors.New(string(out))
+	}
+	return path, nil
+})
+
+// proc runs the real binary with a test environment.
+type proc struct {
+	t   *testing.T
+	bin string
+	env []string
+}
+
+func newProc(t *testing.T) *proc {
+	t.Helper()
+	bin, err := binary()
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	home := t.TempDir()
+	return &proc{t: t, bin: bin, env: []string{
+		"HOME=" + home, "PATH=" + os.Getenv("PATH"),
+		"SUPERAGENTS_DATA_DIR=" + filepath.Join(home, "data"),
+	}}
+}
+
+func (p *proc) run(args ...string) (string, string, int) {
+	p.t.Helper()
+	cmd := exec.Command(p.bin, args...)
+	cmd.Env = p.env
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		p.t.Fatal(err)
+	}
+	return strings.TrimSpace(out.String()), errOut.String(), code
+}
+
+func (p *proc) ok(args ...string) string {
+	p.t.Helper()
+	out, errOut, code := p.run(args...)
+	if code != 0 {
+		p.t.Fatalf("superagents %v: exit %d: %s", args, code, errOut)
+	}
+	return out
+}
+
+// TestDetachedTasks drives the real binary: launch returns at once while a
+// background worker runs the task; output blocks for it; resume continues
+// it; a cancel from another process stops the worker's task for real; a
+// worker killed outright has its task reconciled by the next process.
+func TestDetachedTasks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	p := newProc(t)
+	ws := t.TempDir()
+	p.env = append(p.env, "SUPERAGENTS_OFFLINE_SCRIPT="+writeScript(t))
+	session := p.ok("run", "--workspace", ws, "--json", "What is 1+1?")
+	var done struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal([]byte(session[strings.LastIndex(session, "\n")+1:]), &done); err != nil {
+		t.Fatal(err)
+	}
+	sid := done.SessionID
+
+	id := p.ok("task", "launch", "--workspace", ws, "--session", sid, "--agent", "general", "--description", "add", "What is 2+2?")
+	if !regexp.MustCompile(`^[0-9a-z]{16}$`).MatchString(id) {
+		t.Fatalf("launch printed %q", id)
+	}
+	if out := p.ok("task", "output", id, "--block", "--timeout", "60"); !strings.Contains(out, "completed") || !strings.Contains(out, "2+2 equals 4.") {
+		t.Fatalf("output = %q", out)
+	}
+	if out := p.ok("tasks", "--session", sid); !strings.Contains(out, id[:6]) {
+		t.Fatalf("tasks = %q", out)
+	}
+	hist := p.ok("history", sid)
+	if !strings.Contains(hist, `Notification: ✓ Agent "add" finished in`) {
+		t.Fatalf("the parent has no notification:\n%s", hist)
+	}
+
+	if rid := p.ok("task", "resume", "--workspace", ws, id, "What is 3+3?"); rid != id {
+		t.Fatalf("resume printed %q", rid)
+	}
+	if out := p.ok("task", "output", id, "--block"); !strings.Contains(out, "3+3 equals 6.") || !strings.Contains(out, "resume #1") {
+		t.Fatalf("output after resume = %q", out)
+	}
+	if _, errOut, code := p.run("task", "resume", id); code != 2 || !strings.Contains(errOut, "requires at least 2") {
+		t.Fatalf("resume without prompt: %d %s", code, errOut)
+	}
+
+	// Cancel from another process while the task's command runs.
+	slow := p.ok("task", "launch", "--workspace", ws, "--session", sid, "--agent", "general", "--description", "sleeper", "sleep please")
+	pidFile := filepath.Join(ws, "sleeper.pid")
+	pid := waitPID(t, pidFile)
+	if out := p.ok("task", "cancel", slow); !strings.Contains(out, "cancelled") {
+		t.Fatalf("cancel = %q", out)
+	}
+	waitGone(t, pid)
+	if out := p.ok("task", "output", slow); !strings.Contains(out, "was cancelled") {
+		t.Fatalf("output of the cancelled task = %q", out)
+	}
+
+	// A worker killed outright: the next process ends its task.
+	os.Remove(pidFile)
+	doomed := p.ok("task", "launch", "--workspace", ws, "--session", sid, "--agent", "general", "--description", "doomed", "sleep please")
+	sleeper := waitPID(t, pidFile)
+	worker := workerPID(t, p, doomed)
+	if err := syscall.Kill(worker, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, worker)
+	syscall.Kill(-sleeper, syscall.SIGKILL) // the crash left its command behind; clean up
+	out := p.ok("task", "output", doomed)
+	if !strings.Contains(out, "interrupted by restart") {
+		t.Fatalf("output after the worker died = %q", out)
+	}
+	if hist := p.ok("history", sid); !strings.Contains(hist, `✗ Agent "doomed" failed`) {
+		t.Fatalf("no notification for the interrupted task:\n%s", hist)
+	}
+}
+
+func waitPID(t *testing.T, path string) int {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				return pid
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s never appeared", path)
+	return 0
+}
+
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d is still running", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// workerPID finds the worker running a task: the process whose command
+// line holds "task work" and this test's data directory.
+func workerPID(t *testing.T, p *proc, _ string) int {
+	t.Helper()
+	var dataDir string
+	for _, e := range p.env {
+		if v, ok := strings.CutPrefix(e, "SUPERAGENTS_DATA_DIR="); ok {
+			dataDir = v
+		}
+	}
+	out, err := exec.Command("pgrep", "-f", "task work").Output()
+	if err != nil {
+		t.Fatalf("pgrep: %v", err)
+	}
+	for _, field := range strings.Fields(string(out)) {
+		pid, _ := strconv.Atoi(field)
+		cmdline, _ := os.ReadFile("/proc/" + field + "/cmdline")
+		if strings.Contains(string(cmdline), dataDir) {
+			return pid
+		}
+	}
+	t.Fatal("no worker process found")
+	return 0
+}

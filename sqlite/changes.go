@@ -1,0 +1,150 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	sa "github.com/superagents/superagents"
+)
+
+// keepChanges is how many entries the change log keeps; older ones are
+// pruned as new ones are written.
+const keepChanges = 50_000
+
+// writeTx is one write transaction. It records changes in the log and
+// remembers to tell followers once it commits.
+type writeTx struct {
+	cachedTx
+	now     time.Time
+	changed bool
+}
+
+// record adds an entry to the change log: what changed, for which session
+// and task, and the changed value itself.
+func (tx *writeTx) record(ctx context.Context, kind sa.ChangeKind, sessionID, taskID string, data any) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("encode change: %w", err)
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO changes (kind, session_id, task_id, data, created_at)
+		VALUES (?, ?, ?, ?, ?) RETURNING id`, kind, sessionID, taskID, raw, nanos(tx.now)).Scan(&id)
+	if err != nil {
+		return fmt.Errorf("record change: %w", err)
+	}
+	if id%1000 == 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM changes WHERE id <= ?`, id-keepChanges); err != nil {
+			return fmt.Errorf("prune changes: %w", err)
+		}
+	}
+	tx.changed = true
+	return nil
+}
+
+// Changed returns a channel that receives a value after a write that
+// recorded changes (signals merge: one value may stand for many writes).
+func (s *Store) Changed() <-chan struct{} { return s.changed }
+
+func (s *Store) signal() {
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Changes returns the change log after an ID, oldest first.
+func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]sa.Change, error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, kind, session_id, task_id, data, created_at
+		FROM changes WHERE id > ? ORDER BY id LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read changes: %w", err)
+	}
+	defer rows.Close()
+	var out []sa.Change
+	for rows.Next() {
+		var c sa.Change
+		var data []byte
+		var created int64
+		if err := rows.Scan(&c.ID, &c.Kind, &c.SessionID, &c.TaskID, &data, &created); err != nil {
+			return nil, fmt.Errorf("read changes: %w", err)
+		}
+		c.Data, c.CreatedAt = data, fromNanos(created)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read changes: %w", err)
+	}
+	return out, nil
+}
+
+// LastChangeID returns the newest change's ID, 0 when there is none.
+func (s *Store) LastChangeID(ctx context.Context) (int64, error) {
+	var id int64
+	if err := s.reader.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM changes`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("last change: %w", err)
+	}
+	return id, nil
+}
+
+// RegisterRunner records a runner.
+func (s *Store) RegisterRunner(ctx context.Context, r sa.Runner) error {
+	if r.ID == "" {
+		return fmt.Errorf("%w: a runner needs an id", sa.ErrInvalid)
+	}
+	now := s.now()
+	if r.Host == "" {
+		r.Host, _ = os.Hostname()
+	}
+	_, err := s.write.ExecContext(ctx, `INSERT INTO runners (id, host, pid, started_at, seen_at) VALUES (?, ?, ?, ?, ?)`,
+		r.ID, r.Host, r.PID, nanos(now), nanos(now))
+	if err != nil {
+		return fmt.Errorf("register runner: %w", err)
+	}
+	return nil
+}
+
+// TouchRunner marks a runner alive now.
+func (s *Store) TouchRunner(ctx context.Context, id string) error {
+	res, err := s.write.ExecContext(ctx, `UPDATE runners SET seen_at = ? WHERE id = ?`, nanos(s.now()), id)
+	if err != nil {
+		return fmt.Errorf("touch runner: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("runner %s: %w", id, sa.ErrNotFound)
+	}
+	return nil
+}
+
+// RemoveRunner deletes a runner.
+func (s *Store) RemoveRunner(ctx context.Context, id string) error {
+	if _, err := s.write.ExecContext(ctx, `DELETE FROM runners WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("remove runner: %w", err)
+	}
+	return nil
+}
+
+// Runners lists the registered runners.
+func (s *Store) Runners(ctx context.Context) ([]sa.Runner, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, host, pid, started_at, seen_at FROM runners ORDER BY started_at`)
+	if err != nil {
+		return nil, fmt.Errorf("list runners: %w", err)
+	}
+	defer rows.Close()
+	var out []sa.Runner
+	for rows.Next() {
+		var r sa.Runner
+		var started, seen int64
+		if err := rows.Scan(&r.ID, &r.Host, &r.PID, &started, &seen); err != nil {
+			return nil, fmt.Errorf("list runners: %w", err)
+		}
+		r.StartedAt, r.SeenAt = fromNanos(started), fromNanos(seen)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

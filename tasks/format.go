@@ -1,0 +1,116 @@
+package tasks
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	sa "github.com/superagents/superagents"
+)
+
+// Indicators shows "(forked)" and "(resumed)" as the seeds ask: after the
+// id, forked first; nothing for a plain task.
+func Indicators(t sa.Task) string {
+	var marks []string
+	if t.IsForked {
+		marks = append(marks, "(forked)")
+	}
+	if t.ResumeCount > 0 {
+		marks = append(marks, "(resumed)")
+	}
+	return strings.Join(marks, " ")
+}
+
+// formatList lists tasks, one line each, newest first.
+func formatList(list []sa.Task, now time.Time) string {
+	if len(list) == 0 {
+		return "No background tasks found"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Background tasks (%d):", len(list))
+	for _, t := range list {
+		id := t.ID
+		if marks := Indicators(t); marks != "" {
+			id += " " + marks
+		}
+		fmt.Fprintf(&b, "\n- %s [%s] %q, agent %s, %s", id, t.Status, t.Description, t.Agent, timing(t, now))
+		if n := t.Progress.ToolCalls; n > 0 {
+			fmt.Fprintf(&b, ", %s", plural(n, "tool call"))
+		}
+	}
+	return b.String()
+}
+
+// timing says how long a task has run or ran.
+func timing(t sa.Task, now time.Time) string {
+	switch {
+	case t.Status == sa.TaskQueued:
+		return "queued " + formatDuration(now.Sub(t.CreatedAt))
+	case t.Status.Active():
+		return "running " + formatDuration(now.Sub(t.StartedAt))
+	case t.CompletedAt != nil:
+		return "took " + formatDuration(t.CompletedAt.Sub(t.StartedAt))
+	}
+	return string(t.Status)
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// formatOutput is superagents_output's answer.
+func formatOutput(out Output, now time.Time) string {
+	t := out.Task
+	name := fmt.Sprintf("Task %s (%q)", t.ID, t.Description)
+	var b strings.Builder
+	switch {
+	case out.TimedOut:
+		fmt.Fprintf(&b, "Timed out after %s waiting for %s: it is still %s (%s).", formatDuration(out.Waited), name, t.Status, progressText(t, now))
+	case t.Status == sa.TaskCompleted:
+		fmt.Fprintf(&b, "%s completed in %s.", name, formatDuration(elapsed(t)))
+		if t.ResumeCount > 0 {
+			fmt.Fprintf(&b, " This is the answer to resume #%d.", t.ResumeCount)
+		}
+		b.WriteString("\n\nResult:\n")
+		b.WriteString(cmpText(t.Result, "(the task gave no text answer)"))
+		return b.String()
+	case t.Status == sa.TaskError:
+		fmt.Fprintf(&b, "%s failed after %s: %s", name, formatDuration(elapsed(t)), t.Error)
+		return b.String()
+	case t.Status == sa.TaskCancelled:
+		fmt.Fprintf(&b, "%s was cancelled after %s.", name, formatDuration(elapsed(t)))
+		return b.String()
+	case t.Status == sa.TaskQueued:
+		fmt.Fprintf(&b, "%s is queued: as many tasks as allowed (tasks.concurrency) are running, and it starts when one of them ends.", name)
+		return b.String()
+	case t.Status == sa.TaskResumed:
+		fmt.Fprintf(&b, "%s is being resumed (resume #%d): %s.", name, t.ResumeCount, progressText(t, now))
+	default:
+		fmt.Fprintf(&b, "%s is running: %s.", name, progressText(t, now))
+	}
+	if out.Partial != "" {
+		b.WriteString("\n\nLatest output so far:\n")
+		b.WriteString(out.Partial)
+	}
+	return b.String()
+}
+
+// progressText sums up a running task's progress.
+func progressText(t sa.Task, now time.Time) string {
+	p := t.Progress
+	text := formatDuration(now.Sub(t.StartedAt)) + " elapsed, " + plural(p.ToolCalls, "tool call")
+	if len(p.LastTools) > 0 {
+		text += " (last: " + strings.Join(p.LastTools, ", ") + ")"
+	}
+	return text
+}
+
+func cmpText(s, empty string) string {
+	if strings.TrimSpace(s) == "" {
+		return empty
+	}
+	return s
+}

@@ -1,0 +1,592 @@
+package tasks
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/agent"
+	"github.com/superagents/superagents/engine"
+)
+
+// LaunchRequest describes a task to launch.
+type LaunchRequest struct {
+	// ParentSessionID is the session launching the task: it is notified
+	// when the task ends, and a fork inherits its context.
+	ParentSessionID string
+	// Description is a few words for listings and notifications.
+	Description string
+	// Prompt is the task's instructions.
+	Prompt string
+	// Agent is the agent profile to run.
+	Agent string
+	// Fork gives the task the parent's context, through the fork context
+	// pipeline.
+	Fork bool
+	// Timeout limits the run (0: the configured limit, which it may not
+	// exceed).
+	Timeout time.Duration
+	// BatchID groups tasks launched together (by one parent turn); empty
+	// makes a batch of one.
+	BatchID string
+}
+
+// Launch creates a task and starts it. It returns at once; the task runs
+// in the background (queued first when the concurrency limit is reached).
+func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error) {
+	if strings.TrimSpace(req.Prompt) == "" {
+		return sa.Task{}, fmt.Errorf("%w: prompt is required: say what the task should do", sa.ErrInvalid)
+	}
+	if strings.TrimSpace(req.Description) == "" {
+		return sa.Task{}, fmt.Errorf("%w: description is required: a few words naming the task", sa.ErrInvalid)
+	}
+	if strings.TrimSpace(req.Agent) == "" {
+		return sa.Task{}, fmt.Errorf("%w: agent is required: available agents are %s", sa.ErrInvalid, strings.Join(m.engine.Agents.Names(), ", "))
+	}
+	if req.Timeout < 0 {
+		return sa.Task{}, fmt.Errorf("%w: timeout cannot be negative", sa.ErrInvalid)
+	}
+	profile, err := m.engine.Profile(req.Agent)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	parent, err := m.store.Session(ctx, req.ParentSessionID)
+	if err != nil {
+		return sa.Task{}, fmt.Errorf("parent session: %w", err)
+	}
+	depth, err := m.Depth(ctx, parent.ID)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	if depth >= m.limits.SpawnDepth {
+		return sa.Task{}, fmt.Errorf("%w: tasks may be nested %d deep (tasks.spawn_depth) and this session is at depth %d", ErrLimit, m.limits.SpawnDepth, depth)
+	}
+	timeout := m.limits.Timeout.Duration
+	if req.Timeout > 0 && req.Timeout < timeout {
+		timeout = req.Timeout
+	}
+	first := []sa.Message{engine.UserMessage(req.Prompt)}
+	if req.Fork {
+		if first, err = m.forkContext(ctx, parent.ID, req.Prompt); err != nil {
+			return sa.Task{}, err
+		}
+	}
+	// The child runs its profile's model; one without a model of its own
+	// keeps the parent's.
+	model := parent.Model
+	if profile.Model != "" {
+		model = ""
+	}
+	// Take a free slot now, so that a task under the concurrency limit is
+	// running from the start; otherwise it waits, queued.
+	status, slot := sa.TaskQueued, m.takeSlot()
+	if slot {
+		status = sa.TaskRunning
+	}
+	t, err := m.store.CreateTask(ctx, sa.NewTask{
+		Task: sa.Task{
+			ParentSessionID: parent.ID,
+			ParentAgent:     parent.Agent,
+			Description:     strings.TrimSpace(req.Description),
+			Prompt:          req.Prompt,
+			Agent:           profile.Name,
+			Status:          status,
+			BatchID:         cmp.Or(req.BatchID, sa.NewID()),
+			Timeout:         timeout,
+			RunnerID:        m.runner.ID,
+		},
+		Fork:    req.Fork,
+		Session: sa.NewSession{Agent: profile.Name, Model: model, Title: strings.TrimSpace(req.Description), Messages: first},
+	})
+	if err != nil {
+		if slot {
+			<-m.slots
+		}
+		return sa.Task{}, err
+	}
+	if err := m.start(t, nil, false, slot); err != nil {
+		// Shutting down between create and start: end it at once.
+		_, _ = m.finish(context.WithoutCancel(ctx), t.ID, sa.TaskError, "", errShutdown.Error(), nil)
+		return sa.Task{}, err
+	}
+	return t, nil
+}
+
+// forkContext builds a forked task's first messages: a clear, so that its
+// model context starts here and not with the parent's raw history (the
+// session is still linked to the parent, as a fork); then the pipeline's
+// preamble and digest of the parent's conversation; then the prompt.
+func (m *Manager) forkContext(ctx context.Context, parentID, prompt string) ([]sa.Message, error) {
+	history, err := m.store.History(ctx, parentID)
+	if err != nil {
+		return nil, fmt.Errorf("parent history: %w", err)
+	}
+	res, err := m.fork.Build(history)
+	if err != nil {
+		return nil, fmt.Errorf("fork context: %w", err)
+	}
+	return []sa.Message{
+		sa.ClearMessage(),
+		{Role: sa.RoleSystem, Parts: []sa.Part{sa.TextPart(res.Text())}},
+		engine.UserMessage(prompt),
+	}, nil
+}
+
+// Resume sends a follow-up to a completed task, in its own session (so it
+// sees its whole conversation), and runs it again in the background.
+func (m *Manager) Resume(ctx context.Context, ref, prompt string) (sa.Task, error) {
+	if strings.TrimSpace(prompt) == "" {
+		return sa.Task{}, fmt.Errorf("%w: prompt is required: the follow-up to send to the task", sa.ErrInvalid)
+	}
+	t, err := m.store.ResolveTask(ctx, ref)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	if _, err := m.store.Session(ctx, t.ID); errors.Is(err, sa.ErrNotFound) {
+		return sa.Task{}, fmt.Errorf("%w: the session of task %s no longer exists (it was deleted), so it cannot be resumed; start a new superagents_task instead", ErrExpired, sa.ShortID(t.ID))
+	} else if err != nil {
+		return sa.Task{}, err
+	}
+	resumed, err := m.store.UpdateTask(ctx, t.ID, func(tk *sa.Task) error {
+		switch tk.Status {
+		case sa.TaskCompleted:
+		case sa.TaskResumed:
+			return fmt.Errorf("%w: task %s is currently being resumed; wait for it with superagents_output (block: true)", sa.ErrConflict, sa.ShortID(tk.ID))
+		default:
+			return fmt.Errorf("%w: only completed tasks can be resumed, and task %s is %s", sa.ErrConflict, sa.ShortID(tk.ID), tk.Status)
+		}
+		now := time.Now()
+		tk.Status, tk.ResumeCount, tk.StartedAt = sa.TaskResumed, tk.ResumeCount+1, now
+		tk.CompletedAt, tk.ResultRetrievedAt, tk.Result, tk.Error = nil, nil, "", ""
+		tk.RunnerID = m.runner.ID
+		return nil
+	})
+	if err != nil {
+		return sa.Task{}, unwrapConflict(err)
+	}
+	if err := m.start(resumed, []sa.Message{engine.UserMessage(prompt)}, true, m.takeSlot()); err != nil {
+		_, _ = m.finish(context.WithoutCancel(ctx), resumed.ID, sa.TaskError, "", errShutdown.Error(), nil)
+		return sa.Task{}, err
+	}
+	return resumed, nil
+}
+
+// unwrapConflict keeps the reason a change function gave, without the
+// store's "update task ...:" prefix, so tools show one clear sentence.
+func unwrapConflict(err error) error {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if strings.HasPrefix(e.Error(), sa.ErrConflict.Error()+": ") {
+			return e
+		}
+	}
+	return err
+}
+
+// Cancel stops a queued, running or resuming task for real: it is ended
+// as cancelled (one notification), its model stream and tools stop, and
+// Cancel waits for that when the task runs in this process.
+func (m *Manager) Cancel(ctx context.Context, ref string) (sa.Task, error) {
+	t, err := m.store.ResolveTask(ctx, ref)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	if !t.Status.Active() {
+		return sa.Task{}, fmt.Errorf("%w: task %s is %s already: there is nothing to cancel", sa.ErrConflict, sa.ShortID(t.ID), t.Status)
+	}
+	ended, err := m.finish(ctx, t.ID, sa.TaskCancelled, "", "cancelled", nil)
+	if err != nil {
+		return sa.Task{}, unwrapConflict(err)
+	}
+	m.mu.Lock()
+	r := m.runs[t.ID]
+	m.mu.Unlock()
+	if r != nil {
+		r.cancel(errCancelled)
+		select {
+		case <-r.done:
+		case <-time.After(cancelWait):
+		case <-ctx.Done():
+		}
+	}
+	return ended, nil
+}
+
+// Clear cancels a parent session's active tasks and removes all its tasks
+// from its listing; their sessions stay in the store. It returns how many
+// were cancelled and how many cleared.
+func (m *Manager) Clear(ctx context.Context, parentSessionID string) (cancelled, cleared int, err error) {
+	list, err := m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: parentSessionID})
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, t := range list {
+		if t.Status.Active() {
+			if _, err := m.Cancel(ctx, t.ID); err == nil {
+				cancelled++
+			} else if !errors.Is(err, sa.ErrConflict) {
+				return cancelled, cleared, err
+			}
+		}
+		_, err := m.store.UpdateTask(ctx, t.ID, func(tk *sa.Task) error {
+			now := time.Now()
+			tk.ClearedAt = &now
+			return nil
+		})
+		if err != nil {
+			return cancelled, cleared, err
+		}
+		cleared++
+	}
+	return cancelled, cleared, nil
+}
+
+// List returns a parent session's tasks, newest first, optionally only
+// those with one status.
+func (m *Manager) List(ctx context.Context, parentSessionID string, status sa.TaskStatus) ([]sa.Task, error) {
+	if status != "" && !status.Valid() {
+		return nil, fmt.Errorf("%w: unknown status %q: use one of %s", sa.ErrInvalid, status, statusNames())
+	}
+	return m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: parentSessionID, Status: status})
+}
+
+func statusNames() string {
+	names := make([]string, len(sa.TaskStatuses))
+	for i, s := range sa.TaskStatuses {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Block timeouts of Output.
+const (
+	DefaultBlockTimeout = 60 * time.Second
+	MaxBlockTimeout     = 600 * time.Second
+)
+
+// Output is what Output found.
+type Output struct {
+	Task sa.Task
+	// TimedOut is set when a blocking wait ended before the task did.
+	TimedOut bool
+	// Waited is how long a blocking call waited.
+	Waited time.Duration
+	// Partial is the latest answer text of a task that has not finished.
+	Partial string
+}
+
+// Output returns a task's state: for a completed task its result (and the
+// task is marked retrieved), for a running one its progress. With block
+// it first waits until the task ends or the timeout (default 60 s, at most
+// 600 s) passes.
+func (m *Manager) Output(ctx context.Context, ref string, block bool, timeout time.Duration) (Output, error) {
+	t, err := m.store.ResolveTask(ctx, ref)
+	if err != nil {
+		return Output{}, err
+	}
+	var out Output
+	if block && t.Status.Active() {
+		timeout = min(cmpDuration(timeout, DefaultBlockTimeout), MaxBlockTimeout)
+		start := time.Now()
+		if t, out.TimedOut, err = m.waitEnd(ctx, t.ID, timeout); err != nil {
+			return Output{}, err
+		}
+		out.Waited = time.Since(start)
+	}
+	if t.Status == sa.TaskCompleted && t.ResultRetrievedAt == nil {
+		retrieved, err := m.store.UpdateTask(ctx, t.ID, func(tk *sa.Task) error {
+			if tk.Status != sa.TaskCompleted || tk.ResultRetrievedAt != nil {
+				return errTaskEnded // changed meanwhile: nothing to mark
+			}
+			now := time.Now()
+			tk.ResultRetrievedAt = &now
+			return nil
+		})
+		if err == nil {
+			t = retrieved
+		}
+	}
+	if t.Status.Active() {
+		out.Partial = m.partial(ctx, t.ID)
+	}
+	out.Task = t
+	return out, nil
+}
+
+// waitEnd waits until a task is no longer active, or the timeout passes.
+func (m *Manager) waitEnd(ctx context.Context, id string, timeout time.Duration) (sa.Task, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cursor := m.bus.Now() // before reading the task, so no ending is missed
+	for {
+		t, err := m.store.Task(ctx, id)
+		if err != nil {
+			return sa.Task{}, false, err
+		}
+		if !t.Status.Active() {
+			return t, false, nil
+		}
+		_, err = cursor.NextMatching(ctx, func(c sa.Change) bool { return c.TaskID == id })
+		if errors.Is(err, context.DeadlineExceeded) {
+			t, err := m.store.Task(context.WithoutCancel(ctx), id)
+			return t, t.Status.Active(), err
+		}
+		if err != nil {
+			return sa.Task{}, false, err
+		}
+	}
+}
+
+// Unseen reports whether a session holds task notifications its agent has
+// not answered yet (they came after its last message): the agent should be
+// woken to see them.
+func (m *Manager) Unseen(ctx context.Context, sessionID string) (bool, error) {
+	history, err := m.store.History(ctx, sessionID)
+	if err != nil {
+		return false, err
+	}
+	for i := len(history) - 1; i >= 0; i-- {
+		switch {
+		case history[i].Kind == sa.KindNotification:
+			return true, nil
+		case history[i].Role == sa.RoleAssistant:
+			return false, nil
+		}
+	}
+	return false, nil
+}
+
+// partial returns the text of the task session's latest answer.
+func (m *Manager) partial(ctx context.Context, id string) string {
+	history, err := m.store.History(ctx, id)
+	if err != nil {
+		return ""
+	}
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].Role == sa.RoleAssistant {
+			if text := history[i].Text(); text != "" {
+				return text
+			}
+		}
+	}
+	return ""
+}
+
+// run is one launch or resume of a task, running in this process.
+type run struct {
+	task   sa.Task
+	input  []sa.Message
+	resume bool
+	slot   bool // took its run slot at launch (and so started running)
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+
+	mu       sync.Mutex
+	progress sa.TaskProgress
+	activity time.Time
+	tools    int  // tools running now
+	ended    bool // the run is ending: a change it sees is its own
+}
+
+func (r *run) ending() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ended
+}
+
+// takeSlot takes a free run slot if there is one.
+func (m *Manager) takeSlot() bool {
+	select {
+	case m.slots <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// start begins a run in the background; slot says whether the caller
+// took its run slot already.
+func (m *Manager) start(t sa.Task, input []sa.Message, resume, slot bool) error {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r := &run{task: t, input: input, resume: resume, slot: slot, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		progress: t.Progress, activity: time.Now()}
+	if err := m.track(r); err != nil {
+		cancel(err)
+		if slot {
+			<-m.slots
+		}
+		return err
+	}
+	go m.execute(r)
+	return nil
+}
+
+// execute runs a task: it waits for a slot, runs the agent, waits for the
+// agent's own tasks and wakes it when they end, and records how it ended.
+func (m *Manager) execute(r *run) {
+	defer m.untrack(r)
+	defer r.cancel(nil)
+	if !r.slot {
+		select {
+		case m.slots <- struct{}{}:
+		case <-r.ctx.Done():
+			m.end(r, agent.Outcome{}, context.Cause(r.ctx), r.ctx)
+			return
+		}
+	}
+	defer func() { <-m.slots }()
+	if !r.resume && !r.slot {
+		_, err := m.store.UpdateTask(r.ctx, r.task.ID, func(tk *sa.Task) error {
+			if tk.Status != sa.TaskQueued {
+				return errTaskEnded
+			}
+			tk.Status, tk.StartedAt = sa.TaskRunning, time.Now()
+			return nil
+		})
+		if err != nil {
+			m.end(r, agent.Outcome{}, err, r.ctx)
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeoutCause(r.ctx, cmpDuration(r.task.Timeout, m.limits.Timeout.Duration), errTimedOut)
+	defer cancel()
+	go m.watchActivity(ctx, r)
+
+	opts := engine.TurnOptions{OnEvent: func(e agent.Event) { m.observe(r, e) }}
+	outcome, err := m.engine.Run(ctx, r.task.ID, opts, r.input...)
+	// An agent that launched tasks of its own finishes with them: it waits
+	// for them, and is woken while they left notifications it has not seen.
+	for err == nil {
+		if err = m.WaitIdle(ctx, r.task.ID); err != nil {
+			break
+		}
+		var wake bool
+		if wake, err = m.Unseen(ctx, r.task.ID); err != nil || !wake {
+			break
+		}
+		outcome, err = m.engine.Run(ctx, r.task.ID, opts)
+	}
+	m.end(r, outcome, err, ctx)
+}
+
+// end records how a run ended, unless the task was ended already (a
+// cancel, or another process).
+func (m *Manager) end(r *run, o agent.Outcome, runErr error, ctx context.Context) {
+	r.mu.Lock()
+	r.ended = true
+	r.mu.Unlock()
+	status, result, errMsg := sa.TaskCompleted, o.Text, ""
+	if runErr != nil {
+		status = sa.TaskError
+		cause := context.Cause(ctx)
+		switch {
+		case errors.Is(cause, errCancelled), errors.Is(cause, errEndedAway), errors.Is(runErr, errTaskEnded):
+			return // ended already, by whoever cancelled it
+		case errors.Is(cause, errShutdown):
+			errMsg = errShutdown.Error()
+		case errors.Is(cause, errTimedOut):
+			errMsg = fmt.Sprintf("timed out after %s (the task's time limit)", formatDuration(cmpDuration(r.task.Timeout, m.limits.Timeout.Duration)))
+		case errors.Is(cause, errInactive):
+			errMsg = fmt.Sprintf("stopped after %s without progress (tasks.inactivity_timeout)", formatDuration(m.limits.InactivityTimeout.Duration))
+		default:
+			errMsg = runErr.Error()
+		}
+	}
+	_, _ = m.finish(context.Background(), r.task.ID, status, result, errMsg, nil)
+}
+
+// finish ends a task in the store with its notification; check, if set,
+// may refuse based on the task as it is in the transaction.
+func (m *Manager) finish(ctx context.Context, id string, status sa.TaskStatus, result, errMsg string, check func(sa.Task) error) (sa.Task, error) {
+	ended, _, err := m.store.FinishTask(ctx, id, func(t *sa.Task) error {
+		if !t.Status.Active() {
+			return fmt.Errorf("%w: task %s is %s already", sa.ErrConflict, sa.ShortID(t.ID), t.Status)
+		}
+		if check != nil {
+			if err := check(*t); err != nil {
+				return err
+			}
+		}
+		if status == sa.TaskCompleted && t.Status == sa.TaskQueued {
+			return fmt.Errorf("%w: task %s never ran", sa.ErrConflict, sa.ShortID(t.ID))
+		}
+		now := time.Now()
+		t.Status, t.CompletedAt, t.RunnerID = status, &now, ""
+		t.Result, t.Error = result, errMsg
+		if status != sa.TaskCompleted {
+			t.Result = ""
+		}
+		return nil
+	}, notification)
+	return ended, err
+}
+
+// observe turns the agent's events into progress: every event is activity;
+// tool calls are counted and saved.
+func (m *Manager) observe(r *run, e agent.Event) {
+	r.mu.Lock()
+	r.activity = time.Now()
+	switch e.Type {
+	case agent.EventToolStart:
+		r.tools++
+		p := &r.progress
+		p.ToolCalls++
+		if p.ByName == nil {
+			p.ByName = map[string]int{}
+		}
+		p.ByName[e.Call.Name]++
+		p.LastTools = append(p.LastTools, e.Call.Name)
+		if len(p.LastTools) > 5 {
+			p.LastTools = slices.Clone(p.LastTools[len(p.LastTools)-5:])
+		}
+		p.Phase, p.LastUpdate = "tool: "+e.Call.Name, time.Now()
+	case agent.EventToolEnd:
+		r.tools--
+		r.progress.Phase, r.progress.LastUpdate = "model", time.Now()
+	case agent.EventStep:
+		r.progress.Phase, r.progress.LastUpdate = "model", time.Now()
+	default:
+		r.mu.Unlock()
+		return
+	}
+	progress := r.progress
+	progress.ByName = maps.Clone(progress.ByName)
+	progress.LastTools = slices.Clone(progress.LastTools)
+	r.mu.Unlock()
+	_, _ = m.store.UpdateTask(context.Background(), r.task.ID, func(tk *sa.Task) error {
+		if !tk.Status.Active() {
+			return errTaskEnded
+		}
+		tk.Progress = progress
+		return nil
+	})
+}
+
+// watchActivity ends a run that shows no progress for the inactivity
+// timeout. A tool that is running counts as progress.
+func (m *Manager) watchActivity(ctx context.Context, r *run) {
+	limit := m.limits.InactivityTimeout.Duration
+	tick := time.NewTicker(min(limit/4, time.Second))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		r.mu.Lock()
+		idle := r.tools == 0 && time.Since(r.activity) > limit
+		r.mu.Unlock()
+		if idle {
+			r.cancel(errInactive)
+			return
+		}
+	}
+}

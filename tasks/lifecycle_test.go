@@ -1,0 +1,509 @@
+package tasks_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/config"
+	"github.com/superagents/superagents/llm/llmtest"
+	"github.com/superagents/superagents/tasks"
+)
+
+// eventually polls cond until it holds or 30 s pass.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func status(t *testing.T, h *harness, id string) sa.TaskStatus {
+	t.Helper()
+	task, err := h.store.Task(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task.Status
+}
+
+func TestCancelStopsTheBashProcessGroup(t *testing.T) {
+	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
+		f := facts(t, req)
+		if f.LastName == "bash" {
+			return llmtest.Reply{Text: "finished"}
+		}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall("bash", map[string]any{
+			"command": "echo $$ > pid; sleep 300 & wait", "timeout_seconds": 600})}}
+	})
+	parent := h.parent(user("parent: hi"))
+	task := h.launch(parent.ID, tasks.LaunchRequest{Description: "sleeper"})
+	pidFile := filepath.Join(h.ws, "pid")
+	var pid int
+	eventually(t, "the command to start", func() bool {
+		b, err := os.ReadFile(pidFile)
+		if err != nil || len(strings.TrimSpace(string(b))) == 0 {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil
+	})
+	ended, err := h.mgr.Cancel(context.Background(), task.ID)
+	if err != nil || ended.Status != sa.TaskCancelled {
+		t.Fatalf("Cancel = %+v, %v", ended, err)
+	}
+	// Cancel returns once the run stopped: the shell and its sleep are
+	// gone (the tool killed the process group).
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("the bash process %d is still there after cancel (%v)", pid, err)
+	}
+	if out, _ := exec.Command("pgrep", "-f", "sleep 300").Output(); len(out) > 0 {
+		t.Fatalf("the background sleep survived: pids %s", out)
+	}
+	notes := h.notifications(parent.ID)
+	if len(notes) != 1 || !strings.HasPrefix(notes[0].Text(), `⊘ Agent "sleeper" cancelled after `) {
+		t.Fatalf("notifications = %v", notes)
+	}
+	if got := status(t, h, task.ID); got != sa.TaskCancelled {
+		t.Fatalf("status after the run stopped = %s: a late event turned cancelled into something else", got)
+	}
+	// Cancelling again says it has ended.
+	if _, err := h.mgr.Cancel(context.Background(), task.ID); !errors.Is(err, sa.ErrConflict) {
+		t.Fatalf("second cancel = %v", err)
+	}
+}
+
+func TestCompletionRacingCancel(t *testing.T) {
+	h := newHarness(t, echo(t))
+	parent := h.parent(user("parent: hi"))
+	var ids []string
+	for range 30 {
+		task := h.launch(parent.ID, tasks.LaunchRequest{})
+		ids = append(ids, task.ID)
+		go h.mgr.Cancel(context.Background(), task.ID) //nolint:errcheck // either outcome is fine
+	}
+	for _, id := range ids {
+		ended := h.wait(id)
+		if ended.Status != sa.TaskCompleted && ended.Status != sa.TaskCancelled {
+			t.Fatalf("task %s ended %s", id, ended.Status)
+		}
+	}
+	// Give late events a chance, then count: one notification per task,
+	// and each task's status still its first ending.
+	h.bus.Sync()
+	time.Sleep(100 * time.Millisecond)
+	perTask := map[string]int{}
+	for _, n := range h.notifications(parent.ID) {
+		for _, id := range ids {
+			if strings.Contains(n.Parts[1].Text, id) {
+				perTask[id]++
+			}
+		}
+	}
+	for _, id := range ids {
+		if perTask[id] != 1 {
+			t.Fatalf("task %s has %d notifications, want exactly 1", id, perTask[id])
+		}
+	}
+}
+
+func TestHundredConcurrentResumes(t *testing.T) {
+	// The resume's answer never comes: every other resume meets a task
+	// that is being resumed.
+	var calls atomic.Int32
+	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
+		if calls.Add(1) > 1 {
+			return llmtest.Reply{Text: "x", Fault: llmtest.Stall}
+		}
+		return llmtest.Reply{Text: "first answer"}
+	})
+	parent := h.parent(user("parent: hi"))
+	task := h.launch(parent.ID, tasks.LaunchRequest{})
+	h.wait(task.ID)
+	var accepted atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 100 {
+		wg.Go(func() {
+			_, err := h.mgr.Resume(context.Background(), task.ID, "follow-up "+strconv.Itoa(i))
+			switch {
+			case err == nil:
+				accepted.Add(1)
+			case errors.Is(err, sa.ErrConflict):
+			default:
+				t.Errorf("resume: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	got, _ := h.store.Task(context.Background(), task.ID)
+	if accepted.Load() != 1 || got.ResumeCount != 1 || got.Status != sa.TaskResumed {
+		t.Fatalf("%d resumes accepted, resume count %d, status %s: want exactly 1", accepted.Load(), got.ResumeCount, got.Status)
+	}
+	if _, err := h.mgr.Cancel(context.Background(), task.ID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestResumeAfterResume: a task resumed again once its resume completed
+// runs again and ends again; the first resume's ending cannot stop the
+// second.
+func TestResumeAfterResume(t *testing.T) {
+	h := newHarness(t, echo(t))
+	parent := h.parent(user("parent: hi"))
+	task := h.launch(parent.ID, tasks.LaunchRequest{})
+	h.wait(task.ID)
+	for i := 1; i <= 5; i++ {
+		if _, err := h.mgr.Resume(context.Background(), task.ID, "again "+strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+		ended := h.wait(task.ID)
+		if ended.Status != sa.TaskCompleted || ended.ResumeCount != i || ended.Result != "done: again "+strconv.Itoa(i) {
+			t.Fatalf("resume %d ended %+v", i, ended)
+		}
+	}
+	if notes := h.notifications(parent.ID); len(notes) != 6 {
+		t.Fatalf("%d notifications, want 6", len(notes))
+	}
+}
+
+func TestConcurrencyLimitQueues(t *testing.T) {
+	h := newHarness(t, stalled(t), withLimits(func(l *config.Tasks) { l.Concurrency = 2 }))
+	parent := h.parent(user("parent: hi"))
+	var list []sa.Task
+	for range 4 {
+		list = append(list, h.launch(parent.ID, tasks.LaunchRequest{}))
+	}
+	count := func(s sa.TaskStatus) int {
+		n := 0
+		for _, task := range list {
+			if status(t, h, task.ID) == s {
+				n++
+			}
+		}
+		return n
+	}
+	if count(sa.TaskRunning) != 2 || count(sa.TaskQueued) != 2 {
+		t.Fatalf("running %d, queued %d: want 2 and 2", count(sa.TaskRunning), count(sa.TaskQueued))
+	}
+	r, _ := h.mgr.OutputTool(context.Background(), parent.ID, tasks.OutputInput{TaskID: list[3].ID})
+	if !strings.Contains(r.Text, "queued") {
+		t.Fatalf("output of a queued task = %q", r.Text)
+	}
+	// A queued task starts when a slot frees.
+	if _, err := h.mgr.Cancel(context.Background(), list[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a queued task to start", func() bool { return count(sa.TaskRunning) == 2 && count(sa.TaskQueued) == 1 })
+	// A queued task can be cancelled too.
+	if _, err := h.mgr.Cancel(context.Background(), list[3].ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(t, h, list[3].ID); got != sa.TaskCancelled {
+		t.Fatalf("cancelled queued task is %s", got)
+	}
+}
+
+func TestSpawnDepthLimit(t *testing.T) {
+	h := newHarness(t, echo(t), withLimits(func(l *config.Tasks) { l.SpawnDepth = 1 }))
+	parent := h.parent(user("parent: hi"))
+	top, err := h.mgr.ToolsFor(context.Background(), parent.ID)
+	if err != nil || len(top) != 5 {
+		t.Fatalf("a top-level session gets %d task tools (%v), want 5", len(top), err)
+	}
+	child := h.launch(parent.ID, tasks.LaunchRequest{})
+	h.wait(child.ID)
+	nested, err := h.mgr.ToolsFor(context.Background(), child.ID)
+	if err != nil || len(nested) != 0 {
+		t.Fatalf("a session at the depth limit gets %d task tools (%v), want none", len(nested), err)
+	}
+	_, err = h.mgr.Launch(context.Background(), tasks.LaunchRequest{ParentSessionID: child.ID, Description: "d", Prompt: "p", Agent: "general"})
+	if !errors.Is(err, tasks.ErrLimit) || !strings.Contains(err.Error(), "spawn_depth") {
+		t.Fatalf("launch beyond the depth = %v", err)
+	}
+}
+
+func TestTimeouts(t *testing.T) {
+	tests := []struct {
+		name   string
+		limits func(*config.Tasks)
+		want   string
+	}{
+		{"task timeout", func(l *config.Tasks) { l.Timeout = config.Duration{Duration: 300 * time.Millisecond} }, "timed out after"},
+		{"inactivity timeout", func(l *config.Tasks) { l.InactivityTimeout = config.Duration{Duration: 300 * time.Millisecond} }, "without progress"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, stalled(t), withLimits(tt.limits))
+			parent := h.parent(user("parent: hi"))
+			task := h.launch(parent.ID, tasks.LaunchRequest{Description: "stuck"})
+			ended := h.wait(task.ID)
+			if ended.Status != sa.TaskError || !strings.Contains(ended.Error, tt.want) {
+				t.Fatalf("ended %s with %q, want error containing %q", ended.Status, ended.Error, tt.want)
+			}
+			notes := h.notifications(parent.ID)
+			if len(notes) != 1 || !strings.HasPrefix(notes[0].Text(), `✗ Agent "stuck" failed in `) || !strings.Contains(notes[0].Parts[1].Text, tt.want) {
+				t.Fatalf("notifications = %+v", notes)
+			}
+		})
+	}
+	// A tool call's own timeout shorter than the limit is honoured.
+	h := newHarness(t, stalled(t))
+	parent := h.parent(user("parent: hi"))
+	r, err := h.mgr.TaskTool(context.Background(), parent.ID, "b", tasks.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := taskIDRE.FindStringSubmatch(r.Text)[1]
+	if ended := h.wait(id); !strings.Contains(ended.Error, "timed out after 1s") {
+		t.Fatalf("ended with %q", ended.Error)
+	}
+}
+
+func TestProviderFailureEndsInError(t *testing.T) {
+	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Status: 400, ErrorType: "invalid_request_error", ErrorMessage: "prompt is too long"}
+	})
+	parent := h.parent(user("parent: hi"))
+	task := h.launch(parent.ID, tasks.LaunchRequest{})
+	ended := h.wait(task.ID)
+	if ended.Status != sa.TaskError || !strings.Contains(ended.Error, "prompt is too long") {
+		t.Fatalf("ended %s with %q", ended.Status, ended.Error)
+	}
+	r, _ := h.mgr.OutputTool(context.Background(), parent.ID, tasks.OutputInput{TaskID: task.ID})
+	if !strings.Contains(r.Text, "failed") || !strings.Contains(r.Text, "prompt is too long") {
+		t.Fatalf("output = %q", r.Text)
+	}
+}
+
+func TestTaskToolValidation(t *testing.T) {
+	h := newHarness(t, echo(t))
+	parent := h.parent(user("parent: hi"))
+	tests := []struct {
+		name string
+		in   tasks.TaskInput
+		want string
+	}{
+		{"unknown agent", tasks.TaskInput{Description: "d", Prompt: "p", Agent: "wizard"}, `unknown agent "wizard": available agents are explore, general`},
+		{"no agent", tasks.TaskInput{Description: "d", Prompt: "p"}, "agent is required: available agents are explore, general"},
+		{"no description", tasks.TaskInput{Prompt: "p", Agent: "general"}, "description is required"},
+		{"no prompt", tasks.TaskInput{Description: "d", Agent: "general"}, "prompt is required"},
+		{"negative timeout", tasks.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: -1}, "timeout cannot be negative"},
+		{"resume unknown", tasks.TaskInput{Resume: "zzzzzz", Prompt: "p"}, "no task with id zzzzzz"},
+		{"resume without prompt", tasks.TaskInput{Resume: "zzzzzz"}, "prompt is required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := h.mgr.TaskTool(context.Background(), parent.ID, "b", tt.in)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	if list, _ := h.mgr.List(context.Background(), parent.ID, ""); len(list) != 0 {
+		t.Fatal("a rejected call created a task")
+	}
+	// Through the agent's tools the failure is an error result, with the
+	// same sentence and no category prefix.
+	toolList, _ := h.mgr.ToolsFor(context.Background(), parent.ID)
+	res, err := toolList[0].Run(context.Background(), []byte(`{"prompt":"p","agent":"general","fork":true,"resume":"abcd"}`))
+	if err != nil || !res.IsError || !strings.HasPrefix(res.Output, "fork and resume are mutually exclusive") {
+		t.Fatalf("tool result = %+v, %v", res, err)
+	}
+}
+
+func TestIdleParentWokenOnce(t *testing.T) {
+	h := newHarness(t, echo(t))
+	var mu sync.Mutex
+	wakes := map[string]int{}
+	h.mgr.OnIdle(func(parent string) {
+		mu.Lock()
+		wakes[parent]++
+		mu.Unlock()
+	})
+	parent := h.parent(user("parent: hi"))
+	var ids []string
+	for range 3 {
+		ids = append(ids, h.launch(parent.ID, tasks.LaunchRequest{BatchID: "batch"}).ID)
+	}
+	for _, id := range ids {
+		h.wait(id)
+	}
+	if err := h.mgr.WaitIdle(context.Background(), parent.ID); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the wake", func() bool { mu.Lock(); defer mu.Unlock(); return wakes[parent.ID] > 0 })
+	time.Sleep(50 * time.Millisecond)
+	mu.Lock()
+	if wakes[parent.ID] != 1 {
+		t.Fatalf("woken %d times for 3 tasks, want once", wakes[parent.ID])
+	}
+	mu.Unlock()
+	// The last notification of the batch says all are done.
+	notes := h.notifications(parent.ID)
+	last := notes[len(notes)-1]
+	if !strings.HasSuffix(last.Text(), "Task Progress: 3/3") || !strings.Contains(last.Parts[1].Text, "All 3 tasks finished.") {
+		t.Fatalf("last notification = %q / %q", last.Text(), last.Parts[1].Text)
+	}
+	first := notes[0]
+	if !strings.HasSuffix(first.Text(), "Task Progress: 1/3") && !strings.HasSuffix(first.Text(), "Task Progress: 2/3") {
+		t.Fatalf("first notification = %q", first.Text())
+	}
+}
+
+// deadPID returns the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestRestartReconcilesRunningTasks(t *testing.T) {
+	h := newHarness(t, stalled(t))
+	parent := h.parent(user("parent: hi"))
+	// As a crash leaves them: tasks running and queued, their runner's
+	// process gone.
+	host, _ := os.Hostname()
+	dead := sa.Runner{ID: "runner-crashed", Host: host, PID: deadPID(t)}
+	if err := h.store.RegisterRunner(context.Background(), dead); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range []sa.TaskStatus{sa.TaskRunning, sa.TaskQueued, sa.TaskRunning} {
+		task, err := h.store.CreateTask(context.Background(), sa.NewTask{
+			Task:    sa.Task{ParentSessionID: parent.ID, Description: "orphan", Prompt: "p", Agent: "general", Status: s, RunnerID: dead.ID, BatchID: "b"},
+			Session: sa.NewSession{Agent: "general", Messages: []sa.Message{user("p")}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, task.ID)
+	}
+	h.close()
+	h.open() // a new process: its manager reconciles at start
+	for _, id := range ids {
+		task, err := h.store.Task(context.Background(), id)
+		if err != nil || task.Status != sa.TaskError || !strings.Contains(task.Error, "interrupted by restart") {
+			t.Fatalf("task after restart = %+v, %v", task, err)
+		}
+	}
+	notes := h.notifications(parent.ID)
+	if len(notes) != 3 || !strings.HasSuffix(notes[2].Text(), "Task Progress: 3/3") {
+		t.Fatalf("notifications after restart = %v", notes)
+	}
+	if runners, _ := h.store.Runners(context.Background()); len(runners) != 1 || runners[0].ID != h.mgr.RunnerID() {
+		t.Fatalf("runners = %+v: the dead one must be removed", runners)
+	}
+	// List and output work across the restart.
+	r, err := h.mgr.OutputTool(context.Background(), parent.ID, tasks.OutputInput{TaskID: ids[0]})
+	if err != nil || !strings.Contains(r.Text, "interrupted by restart") {
+		t.Fatalf("output = %q, %v", r.Text, err)
+	}
+
+	// A live runner's tasks are left alone.
+	live := sa.Runner{ID: "runner-live", Host: host, PID: os.Getpid()}
+	if err := h.store.RegisterRunner(context.Background(), live); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := h.store.CreateTask(context.Background(), sa.NewTask{
+		Task:    sa.Task{ParentSessionID: parent.ID, Description: "kept", Prompt: "p", Agent: "general", Status: sa.TaskRunning, RunnerID: live.ID},
+		Session: sa.NewSession{Messages: []sa.Message{user("p")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := h.mgr.Reconcile(context.Background()); err != nil || n != 0 || status(t, h, kept.ID) != sa.TaskRunning {
+		t.Fatalf("reconcile ended %d tasks (%v): a live runner's task must stay running", n, err)
+	}
+}
+
+func TestShutdownEndsRunningTasks(t *testing.T) {
+	h := newHarness(t, stalled(t))
+	parent := h.parent(user("parent: hi"))
+	task := h.launch(parent.ID, tasks.LaunchRequest{Description: "long"})
+	h.close()
+	h.open()
+	got, _ := h.store.Task(context.Background(), task.ID)
+	if got.Status != sa.TaskError || !strings.Contains(got.Error, "superagents stopped") {
+		t.Fatalf("after a graceful stop: %+v", got)
+	}
+	if notes := h.notifications(parent.ID); len(notes) != 1 {
+		t.Fatalf("%d notifications, want 1", len(notes))
+	}
+}
+
+func TestOutputBlockTimesOutWithPartialOutput(t *testing.T) {
+	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
+		if facts(t, req).LastName == "bash" {
+			return llmtest.Reply{Text: "never", Fault: llmtest.Stall}
+		}
+		return llmtest.Reply{Text: "Looking at the logs now.", ToolCalls: []llmtest.ToolCall{toolCall("bash", map[string]any{"command": "true"})}}
+	})
+	parent := h.parent(user("parent: hi"))
+	task := h.launch(parent.ID, tasks.LaunchRequest{Description: "logs"})
+	eventually(t, "the first answer", func() bool {
+		got, _ := h.store.Task(context.Background(), task.ID)
+		return got.Progress.ToolCalls > 0
+	})
+	r, err := h.mgr.OutputTool(context.Background(), parent.ID, tasks.OutputInput{TaskID: task.ID, Block: true, Timeout: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(r.Text, "Timed out after 1s waiting for Task") || !strings.Contains(r.Text, "still running") ||
+		!strings.Contains(r.Text, "Latest output so far:\nLooking at the logs now.") || !strings.Contains(r.Text, "last: bash") {
+		t.Fatalf("blocking output = %q", r.Text)
+	}
+	h.mgr.Cancel(context.Background(), task.ID)
+}
+
+// TestNestedTaskFinishesWithItsOwnTasks: a task whose agent launches a
+// task of its own completes only after that one ended and it was woken to
+// use its result.
+func TestNestedTaskFinishesWithItsOwnTasks(t *testing.T) {
+	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
+		f := facts(t, req)
+		all := strings.Join(f.Texts, "\n")
+		switch {
+		case strings.Contains(all, "level2"):
+			return llmtest.Reply{Text: "level2 result"}
+		case strings.Contains(all, "level1"):
+			switch {
+			case strings.Contains(f.LastUser, "finished"): // woken by the notification
+				return llmtest.Reply{Text: "level1 done after its sub-task"}
+			case f.LastName == tasks.TaskToolName:
+				return llmtest.Reply{Text: "level1 waiting"}
+			}
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasks.TaskToolName, map[string]any{
+				"description": "level two", "prompt": "level2 work", "agent": "general"})}}
+		}
+		return llmtest.Reply{Text: "parent"}
+	})
+	parent := h.parent(user("parent: hi"))
+	task := h.launch(parent.ID, tasks.LaunchRequest{Description: "level one", Prompt: "level1 spawn"})
+	ended := h.wait(task.ID)
+	if ended.Status != sa.TaskCompleted || ended.Result != "level1 done after its sub-task" {
+		t.Fatalf("level one = %s %q %q", ended.Status, ended.Result, ended.Error)
+	}
+	subs, _ := h.mgr.List(context.Background(), task.ID, "")
+	if len(subs) != 1 || subs[0].Status != sa.TaskCompleted || subs[0].CompletedAt.After(*ended.CompletedAt) {
+		t.Fatalf("sub-tasks = %+v", subs)
+	}
+	if d, _ := h.mgr.Depth(context.Background(), subs[0].ID); d != 2 {
+		t.Fatalf("depth of the sub-task = %d, want 2", d)
+	}
+}

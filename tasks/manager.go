@@ -1,0 +1,395 @@
+// Package tasks is the background task manager: it launches sub-agents
+// without blocking their parent, forks them with the parent's context,
+// resumes finished ones, cancels, lists and reports them, and tells the
+// parent when each one ends.
+//
+// The store is the source of truth: a task's status, progress and result
+// are written there, every ending goes through Store.FinishTask (so the
+// first ending wins and writes the one notification), and other processes
+// learn of changes from the store's change log. A Manager runs the tasks
+// it launches or resumes; it registers as a runner and keeps itself marked
+// alive, so that after a crash the tasks of a runner that is gone are
+// ended as interrupted instead of being left running.
+package tasks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/config"
+	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/events"
+	"github.com/superagents/superagents/forkctx"
+)
+
+// Errors callers test for, besides the root package's ErrInvalid,
+// ErrNotFound and ErrConflict.
+var (
+	// ErrLimit: a configured limit refuses the request (spawn depth).
+	ErrLimit = errors.New("limit reached")
+	// ErrExpired: the task's session was deleted, so it cannot go on.
+	ErrExpired = errors.New("task session expired")
+	// ErrClosed: the manager is shutting down.
+	ErrClosed = errors.New("task manager closed")
+)
+
+// Why a run's context was cancelled.
+var (
+	errCancelled   = errors.New("cancelled")
+	errEndedAway   = errors.New("ended by another process")
+	errShutdown    = errors.New("interrupted: superagents stopped before the task finished")
+	errTimedOut    = errors.New("timed out")
+	errInactive    = errors.New("inactive")
+	errTaskEnded   = errors.New("task ended")
+	interruptedMsg = "interrupted by restart: the process running it stopped before it finished"
+)
+
+// Defaults of the runner's liveness checks.
+const (
+	DefaultHeartbeat  = 5 * time.Second
+	DefaultStaleAfter = 30 * time.Second
+	// cancelWait bounds how long Cancel waits for a run to stop.
+	cancelWait = 30 * time.Second
+)
+
+// Options configure a Manager.
+type Options struct {
+	Store  sa.Store
+	Engine *engine.Engine
+	Bus    *events.Bus
+	Limits config.Tasks
+	Fork   forkctx.Config
+	// Heartbeat is how often the runner marks itself alive; a runner not
+	// seen for StaleAfter is taken for dead.
+	Heartbeat, StaleAfter time.Duration
+}
+
+// Manager runs background tasks. It is safe for concurrent use.
+type Manager struct {
+	store  sa.Store
+	engine *engine.Engine
+	bus    *events.Bus
+	limits config.Tasks
+	fork   *forkctx.Pipeline
+	runner sa.Runner
+	slots  chan struct{} // one per task allowed to run at once
+	beat   time.Duration
+	stale  time.Duration
+	defs   toolDefs
+
+	mu       sync.Mutex
+	runs     map[string]*run          // task id → its run in this process
+	byParent map[string]int           // parent session → active runs here
+	idle     map[string]chan struct{} // parent → closed when its runs reach 0
+	onIdle   []func(parentSessionID string)
+	closing  bool
+
+	wg   sync.WaitGroup // runs
+	stop chan struct{}  // background loops
+	done sync.WaitGroup
+}
+
+// New registers a runner, ends the tasks of runners that are gone, and
+// starts the manager's background loops.
+func New(ctx context.Context, opts Options) (*Manager, error) {
+	pipeline, err := forkctx.New(opts.Fork)
+	if err != nil {
+		return nil, fmt.Errorf("task manager: %w", err)
+	}
+	limits := opts.Limits
+	if limits.Concurrency <= 0 {
+		limits.Concurrency = config.DefaultTaskConcurrency
+	}
+	if limits.Timeout.Duration <= 0 {
+		limits.Timeout.Duration = config.DefaultTaskTimeout
+	}
+	if limits.InactivityTimeout.Duration <= 0 {
+		limits.InactivityTimeout.Duration = config.DefaultTaskInactivityTimeout
+	}
+	host, _ := os.Hostname()
+	m := &Manager{
+		store:    opts.Store,
+		engine:   opts.Engine,
+		bus:      opts.Bus,
+		limits:   limits,
+		fork:     pipeline,
+		runner:   sa.Runner{ID: "runner-" + sa.NewID(), Host: host, PID: os.Getpid()},
+		slots:    make(chan struct{}, limits.Concurrency),
+		beat:     cmpDuration(opts.Heartbeat, DefaultHeartbeat),
+		stale:    cmpDuration(opts.StaleAfter, DefaultStaleAfter),
+		runs:     make(map[string]*run),
+		byParent: make(map[string]int),
+		idle:     make(map[string]chan struct{}),
+		stop:     make(chan struct{}),
+	}
+	if m.defs, err = m.defineTools(); err != nil {
+		return nil, fmt.Errorf("task manager: %w", err)
+	}
+	if err := m.store.RegisterRunner(ctx, m.runner); err != nil {
+		return nil, fmt.Errorf("task manager: %w", err)
+	}
+	if _, err := m.Reconcile(ctx); err != nil {
+		m.store.RemoveRunner(context.WithoutCancel(ctx), m.runner.ID) //nolint:errcheck // best effort
+		return nil, fmt.Errorf("task manager: %w", err)
+	}
+	m.done.Add(2)
+	go m.heartbeat()
+	go m.followEndings()
+	return m, nil
+}
+
+func cmpDuration(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// RunnerID is this manager's runner.
+func (m *Manager) RunnerID() string { return m.runner.ID }
+
+// Close stops the manager: running tasks are ended as interrupted (with
+// their notifications), the loops stop and the runner is removed. It waits
+// for the runs until ctx is done.
+func (m *Manager) Close(ctx context.Context) error {
+	m.mu.Lock()
+	if m.closing {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closing = true
+	for _, r := range m.runs {
+		r.cancel(errShutdown)
+	}
+	m.mu.Unlock()
+	finished := make(chan struct{})
+	go func() { m.wg.Wait(); close(finished) }()
+	var err error
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		err = fmt.Errorf("task manager: runs still stopping: %w", ctx.Err())
+	}
+	close(m.stop)
+	m.done.Wait()
+	if rmErr := m.store.RemoveRunner(context.WithoutCancel(ctx), m.runner.ID); rmErr != nil && err == nil {
+		err = rmErr
+	}
+	return err
+}
+
+// OnIdle registers f to be called when the last task of a parent session
+// running in this manager ends: once per time the parent's active tasks
+// drop to zero, not once per task. Hosts use it to wake an idle agent.
+func (m *Manager) OnIdle(f func(parentSessionID string)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.onIdle = append(m.onIdle, f)
+}
+
+// Active returns how many tasks of a parent session run in this manager.
+func (m *Manager) Active(parentSessionID string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.byParent[parentSessionID]
+}
+
+// WaitIdle waits until no task of the parent session runs in this manager.
+func (m *Manager) WaitIdle(ctx context.Context, parentSessionID string) error {
+	m.mu.Lock()
+	if m.byParent[parentSessionID] == 0 {
+		m.mu.Unlock()
+		return nil
+	}
+	ch, ok := m.idle[parentSessionID]
+	if !ok {
+		ch = make(chan struct{})
+		m.idle[parentSessionID] = ch
+	}
+	m.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// track records a run about to start.
+func (m *Manager) track(r *run) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closing {
+		return ErrClosed
+	}
+	m.runs[r.task.ID] = r
+	m.byParent[r.task.ParentSessionID]++
+	m.wg.Add(1)
+	return nil
+}
+
+// untrack forgets a run that ended and, if it was its parent's last, says
+// the parent is idle.
+func (m *Manager) untrack(r *run) {
+	m.mu.Lock()
+	if m.runs[r.task.ID] == r { // a later resume may have taken the slot
+		delete(m.runs, r.task.ID)
+	}
+	parent := r.task.ParentSessionID
+	m.byParent[parent]--
+	var hooks []func(string)
+	if m.byParent[parent] <= 0 {
+		delete(m.byParent, parent)
+		if ch, ok := m.idle[parent]; ok {
+			close(ch)
+			delete(m.idle, parent)
+		}
+		if !m.closing {
+			hooks = append(hooks, m.onIdle...)
+		}
+	}
+	m.mu.Unlock()
+	close(r.done)
+	for _, f := range hooks {
+		f(parent)
+	}
+	m.wg.Done()
+}
+
+// heartbeat keeps the runner marked alive and, now and then, ends the
+// tasks of runners that died while this one runs.
+func (m *Manager) heartbeat() {
+	defer m.done.Done()
+	tick := time.NewTicker(m.beat)
+	defer tick.Stop()
+	for beats := 1; ; beats++ {
+		select {
+		case <-m.stop:
+			return
+		case <-tick.C:
+		}
+		ctx := context.Background()
+		if err := m.store.TouchRunner(ctx, m.runner.ID); errors.Is(err, sa.ErrNotFound) {
+			// Taken for dead by another process (a long pause?): register
+			// again; our tasks were ended and our runs told so.
+			_ = m.store.RegisterRunner(ctx, m.runner)
+		}
+		if beats%3 == 0 {
+			_, _ = m.Reconcile(ctx)
+		}
+	}
+}
+
+// followEndings stops local runs whose task another process ended (a
+// cancel from the command line, a reconcile that took this runner for
+// dead).
+func (m *Manager) followEndings() {
+	defer m.done.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-m.stop; cancel() }()
+	cursor := m.bus.Now()
+	for {
+		ch, err := cursor.Next(ctx)
+		if err != nil {
+			return
+		}
+		if ch.TaskID == "" {
+			continue
+		}
+		switch ch.Kind {
+		case sa.ChangeTaskCancelled, sa.ChangeTaskError, sa.ChangeTaskCompleted:
+		default:
+			continue
+		}
+		m.mu.Lock()
+		r := m.runs[ch.TaskID]
+		m.mu.Unlock()
+		if r == nil || r.ending() {
+			continue
+		}
+		// Only an ending of this very launch or resume stops it: the end
+		// of an earlier resume may be read after a new one started.
+		if ended, err := ch.Task(); err == nil && ended.ResumeCount == r.task.ResumeCount {
+			r.cancel(errEndedAway)
+		}
+	}
+}
+
+// Reconcile ends the active tasks whose runner is gone, as interrupted,
+// with their notifications. It returns how many it ended.
+func (m *Manager) Reconcile(ctx context.Context) (int, error) {
+	runners, err := m.store.Runners(ctx)
+	if err != nil {
+		return 0, err
+	}
+	alive := map[string]bool{m.runner.ID: true}
+	for _, r := range runners {
+		if r.ID == m.runner.ID {
+			continue
+		}
+		if m.runnerAlive(r) {
+			alive[r.ID] = true
+		} else {
+			_ = m.store.RemoveRunner(ctx, r.ID)
+		}
+	}
+	active, err := m.store.ListTasks(ctx, sa.TaskFilter{Active: true, IncludeCleared: true})
+	if err != nil {
+		return 0, err
+	}
+	ended := 0
+	for _, t := range active {
+		if alive[t.RunnerID] {
+			continue
+		}
+		_, err := m.finish(ctx, t.ID, sa.TaskError, "", interruptedMsg, func(cur sa.Task) error {
+			if alive[cur.RunnerID] {
+				return fmt.Errorf("%w: task %s has a live runner", sa.ErrConflict, cur.ID)
+			}
+			return nil
+		})
+		if err == nil {
+			ended++
+		}
+	}
+	return ended, nil
+}
+
+// runnerAlive: seen recently, and, on this machine, its process exists.
+func (m *Manager) runnerAlive(r sa.Runner) bool {
+	if time.Since(r.SeenAt) > m.stale {
+		return false
+	}
+	if r.Host == m.runner.Host && r.PID > 0 {
+		err := syscall.Kill(r.PID, 0)
+		return err == nil || errors.Is(err, syscall.EPERM)
+	}
+	return true
+}
+
+// Depth returns how many task launches separate a session from a session
+// no task created (which is depth 0).
+func (m *Manager) Depth(ctx context.Context, sessionID string) (int, error) {
+	depth := 0
+	seen := map[string]bool{}
+	for id := sessionID; ; depth++ {
+		if seen[id] {
+			return 0, fmt.Errorf("%w: task %s is its own ancestor", sa.ErrCorrupt, id)
+		}
+		seen[id] = true
+		t, err := m.store.Task(ctx, id)
+		if errors.Is(err, sa.ErrNotFound) {
+			return depth, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		id = t.ParentSessionID
+	}
+}

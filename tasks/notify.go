@@ -1,0 +1,121 @@
+package tasks
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	sa "github.com/superagents/superagents"
+)
+
+// notification is the message a task's ending leaves in its parent
+// session: a visible line for people and a hidden hint for the model.
+func notification(t sa.Task, batch []sa.Task) sa.Message {
+	return sa.Message{
+		Role: sa.RoleUser,
+		Kind: sa.KindNotification,
+		Parts: []sa.Part{
+			sa.TextPart(visibleLine(t) + "\n" + progressLine(batch)),
+			{Type: sa.PartText, Hidden: true, Text: hint(t, batch)},
+		},
+	}
+}
+
+// visibleLine is what a person sees when a task ends.
+func visibleLine(t sa.Task) string {
+	took := formatDuration(elapsed(t))
+	if t.ResumeCount > 0 {
+		switch t.Status {
+		case sa.TaskCompleted:
+			return fmt.Sprintf("✓ Resume #%d completed in %s.", t.ResumeCount, took)
+		case sa.TaskCancelled:
+			return fmt.Sprintf("⊘ Resume #%d cancelled after %s.", t.ResumeCount, took)
+		default:
+			return fmt.Sprintf("✗ Resume #%d failed in %s.", t.ResumeCount, took)
+		}
+	}
+	switch t.Status {
+	case sa.TaskCompleted:
+		return fmt.Sprintf("✓ Agent \"%s\" finished in %s.", t.Description, took)
+	case sa.TaskCancelled:
+		return fmt.Sprintf("⊘ Agent \"%s\" cancelled after %s.", t.Description, took)
+	default:
+		return fmt.Sprintf("✗ Agent \"%s\" failed in %s.", t.Description, took)
+	}
+}
+
+// elapsed is how long the task's latest launch or resume ran.
+func elapsed(t sa.Task) time.Duration {
+	if t.CompletedAt == nil {
+		return time.Since(t.StartedAt)
+	}
+	return t.CompletedAt.Sub(t.StartedAt)
+}
+
+// progressLine counts the batch's ended tasks.
+func progressLine(batch []sa.Task) string {
+	done, _ := batchCounts(batch)
+	return fmt.Sprintf("Task Progress: %d/%d", done, len(batch))
+}
+
+func batchCounts(batch []sa.Task) (done int, running []sa.Task) {
+	for _, b := range batch {
+		if b.Status.Active() {
+			running = append(running, b)
+		} else {
+			done++
+		}
+	}
+	return done, running
+}
+
+// hint tells the model what happened and what it can do next.
+func hint(t sa.Task, batch []sa.Task) string {
+	id := t.ID
+	var b strings.Builder
+	switch {
+	case t.ResumeCount > 0 && t.Status == sa.TaskCompleted:
+		fmt.Fprintf(&b, "Resume #%d of background task %s (%q) completed. Its response:\n%s", t.ResumeCount, id, t.Description, t.Result)
+	case t.ResumeCount > 0 && t.Status == sa.TaskCancelled:
+		fmt.Fprintf(&b, "Resume #%d of background task %s (%q) was cancelled.", t.ResumeCount, id, t.Description)
+	case t.ResumeCount > 0:
+		fmt.Fprintf(&b, "Resume #%d of background task %s (%q) failed: %s", t.ResumeCount, id, t.Description, t.Error)
+	case t.Status == sa.TaskCompleted:
+		fmt.Fprintf(&b, "Background task %s (%q) finished. Read its result with superagents_output (task_id %q).", id, t.Description, id)
+	case t.Status == sa.TaskCancelled:
+		fmt.Fprintf(&b, "Background task %s (%q) was cancelled.", id, t.Description)
+	default:
+		fmt.Fprintf(&b, "Background task %s (%q) failed: %s", id, t.Description, t.Error)
+	}
+	done, running := batchCounts(batch)
+	switch {
+	case len(running) > 0:
+		fmt.Fprintf(&b, "\n%d other task(s) still running. You may keep working, or wait for them with superagents_output (block: true); you will be notified as each one ends.", len(running))
+	case len(batch) > 1:
+		ids := make([]string, 0, len(batch))
+		for _, bt := range batch {
+			if bt.Status == sa.TaskCompleted {
+				ids = append(ids, bt.ID)
+			}
+		}
+		fmt.Fprintf(&b, "\nAll %d tasks finished.", done)
+		if len(ids) > 0 {
+			fmt.Fprintf(&b, " Read the results with superagents_output, task_id one of: %s.", strings.Join(ids, ", "))
+		}
+	}
+	return b.String()
+}
+
+// formatDuration shows a duration the way the notifications do: 12s,
+// 2m 5s, 1h 3m.
+func formatDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm %ds", int(d.Minutes()), int(d.Seconds())%60)
+	default:
+		return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+}

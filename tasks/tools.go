@@ -1,0 +1,294 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/agents"
+	"github.com/superagents/superagents/tools"
+)
+
+// Tool names.
+const (
+	TaskToolName   = agents.TaskTool
+	OutputToolName = agents.OutputTool
+	ListToolName   = agents.ListTool
+	CancelToolName = agents.CancelTool
+	ClearToolName  = "superagents_clear"
+)
+
+// TaskInput is the input of superagents_task.
+type TaskInput struct {
+	Description string `json:"description,omitempty" jsonschema:"A short name for the task (3-7 words), shown in listings and notifications. Required unless resume is set."`
+	Prompt      string `json:"prompt" jsonschema:"The complete instructions for the sub-agent: what to do, where, and what to report back. It does not see your conversation unless fork is true. With resume: the follow-up message."`
+	Agent       string `json:"agent,omitempty" jsonschema:"The agent to run (see the tool description for the available ones). Required unless resume is set."`
+	Fork        bool   `json:"fork,omitempty" jsonschema:"Give the sub-agent a digest of this conversation (long tool outputs cut, your reasoning left out), so you need not repeat what you already know. Cannot be combined with resume."`
+	Resume      string `json:"resume,omitempty" jsonschema:"The id of a completed task to continue with prompt as a follow-up, in that task's own session (it keeps its whole conversation). Cannot be combined with fork."`
+	Timeout     int    `json:"timeout,omitempty" jsonschema:"Stop the task after this many seconds (default and maximum: the configured task timeout)."`
+}
+
+// OutputInput is the input of superagents_output.
+type OutputInput struct {
+	TaskID  string `json:"task_id" jsonschema:"The task id, or a unique prefix of at least 4 characters."`
+	Block   bool   `json:"block,omitempty" jsonschema:"Wait until the task ends (or the timeout passes) before answering. Without it the answer is immediate."`
+	Timeout int    `json:"timeout,omitempty" jsonschema:"With block: the most seconds to wait (default 60, at most 600)."`
+}
+
+// ListInput is the input of superagents_list.
+type ListInput struct {
+	Status string `json:"status,omitempty" jsonschema:"Only tasks with this status: queued, running, resumed, completed, error or cancelled."`
+}
+
+// CancelInput is the input of superagents_cancel.
+type CancelInput struct {
+	TaskID string `json:"task_id" jsonschema:"The task id, or a unique prefix of at least 4 characters."`
+}
+
+// ClearInput is the input of superagents_clear (it takes none).
+type ClearInput struct{}
+
+// Reply is a task tool's answer: Text for the model or a person, Data for
+// programs (the structured content of an MCP result).
+type Reply struct {
+	Text string
+	Data any
+}
+
+// Descriptions of the tools, written for a model. The task tool's gets the
+// list of agents appended.
+const (
+	taskDescription = `Launch a sub-agent in the background, or resume a finished one. Returns a task id at once: the task runs while you keep working, and you are notified when it ends.
+
+Use it for work that can proceed on its own (a search across the code, a review, a fix in a separate area), and start independent tasks together. With fork: true the sub-agent starts with a digest of this conversation. With resume: <task id> a completed task continues in its own session with your prompt as a follow-up.`
+	outputDescription = `Get a background task's result or status. A completed task returns its final answer (and is marked as read); a running one returns its progress (tool calls, last tools, elapsed time) and the latest text so far. With block: true, wait until the task ends or the timeout passes; the answer says clearly if it timed out.`
+	listDescription   = `List the background tasks you launched, newest first, with their status. "(forked)" marks tasks that started with your context, "(resumed)" tasks that were continued.`
+	cancelDescription = `Cancel a queued, running or resuming background task: its model and any running tool are stopped.`
+	clearDescription  = `Cancel all your running background tasks and remove all your tasks from your list (their sessions are kept).`
+)
+
+// toolDefs are the task tools' definitions, made once per manager: each
+// turn binds them to the calling session.
+type toolDefs struct {
+	task   *tools.Def[TaskInput]
+	output *tools.Def[OutputInput]
+	list   *tools.Def[ListInput]
+	cancel *tools.Def[CancelInput]
+	clear  *tools.Def[ClearInput]
+}
+
+func (m *Manager) defineTools() (toolDefs, error) {
+	var d toolDefs
+	var err error
+	if d.task, err = tools.Define[TaskInput](TaskToolName, m.TaskDescription(), false); err != nil {
+		return d, err
+	}
+	if d.output, err = tools.Define[OutputInput](OutputToolName, outputDescription, true); err != nil {
+		return d, err
+	}
+	if d.list, err = tools.Define[ListInput](ListToolName, listDescription, true); err != nil {
+		return d, err
+	}
+	if d.cancel, err = tools.Define[CancelInput](CancelToolName, cancelDescription, true); err != nil {
+		return d, err
+	}
+	d.clear, err = tools.Define[ClearInput](ClearToolName, clearDescription, true)
+	return d, err
+}
+
+// ToolsFor returns the task tools an agent of a session is offered for one
+// turn, or none when the session is at the spawn depth limit. Tasks the
+// turn launches share a batch.
+func (m *Manager) ToolsFor(ctx context.Context, sessionID string) ([]tools.Tool, error) {
+	depth, err := m.Depth(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if depth >= m.limits.SpawnDepth {
+		return nil, nil
+	}
+	batch := sa.NewID()
+	d := m.defs
+	return []tools.Tool{
+		d.task.Bind(func(ctx context.Context, in TaskInput) (tools.Result, error) {
+			return asResult(ctx)(m.TaskTool(ctx, sessionID, batch, in))
+		}),
+		d.output.Bind(func(ctx context.Context, in OutputInput) (tools.Result, error) {
+			return asResult(ctx)(m.OutputTool(ctx, sessionID, in))
+		}),
+		d.list.Bind(func(ctx context.Context, in ListInput) (tools.Result, error) {
+			return asResult(ctx)(m.ListTool(ctx, sessionID, in))
+		}),
+		d.cancel.Bind(func(ctx context.Context, in CancelInput) (tools.Result, error) {
+			return asResult(ctx)(m.CancelTool(ctx, sessionID, in))
+		}),
+		d.clear.Bind(func(ctx context.Context, _ ClearInput) (tools.Result, error) {
+			return asResult(ctx)(m.ClearTool(ctx, sessionID))
+		}),
+	}, nil
+}
+
+// asResult turns a handler's reply into a tool result: its text, or its
+// error as an error result the model reads (unless the turn is being
+// stopped, which the agent loop handles).
+func asResult(ctx context.Context) func(Reply, error) (tools.Result, error) {
+	return func(r Reply, err error) (tools.Result, error) {
+		if err != nil {
+			if ctx.Err() != nil {
+				return tools.Result{}, err
+			}
+			return tools.Errorf("%s", Message(err)), nil
+		}
+		return tools.Result{Output: r.Text}, nil
+	}
+}
+
+// Descriptions returns each task tool's description, by name, for other
+// front ends (the MCP server) to offer the same tools.
+func (m *Manager) Descriptions() map[string]string {
+	return map[string]string{
+		TaskToolName:   m.TaskDescription(),
+		OutputToolName: outputDescription,
+		ListToolName:   listDescription,
+		CancelToolName: cancelDescription,
+		ClearToolName:  clearDescription,
+	}
+}
+
+// TaskDescription is superagents_task's description with the agents one
+// can launch.
+func (m *Manager) TaskDescription() string {
+	var b strings.Builder
+	b.WriteString(taskDescription)
+	b.WriteString("\n\nAvailable agents:")
+	for _, p := range m.engine.Agents.List() {
+		fmt.Fprintf(&b, "\n- %s: %s", p.Name, oneLine(p.Description))
+	}
+	return b.String()
+}
+
+// Message is an error as one sentence for a model or a person: without
+// the category prefixes (invalid input, conflict...) the errors carry for
+// programs.
+func Message(err error) string {
+	msg := err.Error()
+	for _, prefix := range []error{sa.ErrInvalid, sa.ErrConflict, ErrLimit, ErrExpired} {
+		msg = strings.Replace(msg, prefix.Error()+": ", "", 1)
+	}
+	return msg
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// TaskTool launches or resumes a task for the calling session.
+func (m *Manager) TaskTool(ctx context.Context, caller, batch string, in TaskInput) (Reply, error) {
+	if in.Fork && in.Resume != "" {
+		return Reply{}, fmt.Errorf("%w: fork and resume are mutually exclusive: fork starts a new task with your context, resume continues an existing task in its own session; set only one", sa.ErrInvalid)
+	}
+	if in.Timeout < 0 {
+		return Reply{}, fmt.Errorf("%w: timeout cannot be negative", sa.ErrInvalid)
+	}
+	if in.Resume != "" {
+		t, err := m.Resume(ctx, in.Resume, in.Prompt)
+		if err != nil {
+			return Reply{}, err
+		}
+		text := fmt.Sprintf("Task %s is resumed (resume #%d) with your follow-up, in its own session, in the background. You will be notified when it answers; superagents_output with block: true waits for the response.",
+			t.ID, t.ResumeCount)
+		return Reply{Text: text, Data: taskData(t)}, nil
+	}
+	t, err := m.Launch(ctx, LaunchRequest{
+		ParentSessionID: caller, Description: in.Description, Prompt: in.Prompt, Agent: in.Agent,
+		Fork: in.Fork, Timeout: time.Duration(in.Timeout) * time.Second, BatchID: batch,
+	})
+	if err != nil {
+		return Reply{}, err
+	}
+	forked := ""
+	if t.IsForked {
+		forked = ", forked with your context"
+	}
+	text := fmt.Sprintf("Task %s launched in the background (agent %s%s). Keep working: you will be notified when it ends. Its result: superagents_output with task_id %q.",
+		t.ID, t.Agent, forked, t.ID)
+	return Reply{Text: text, Data: taskData(t)}, nil
+}
+
+// OutputTool reports a task's result or status.
+func (m *Manager) OutputTool(ctx context.Context, _ string, in OutputInput) (Reply, error) {
+	if in.Timeout < 0 {
+		return Reply{}, fmt.Errorf("%w: timeout cannot be negative", sa.ErrInvalid)
+	}
+	out, err := m.Output(ctx, in.TaskID, in.Block, time.Duration(in.Timeout)*time.Second)
+	if err != nil {
+		return Reply{}, err
+	}
+	data := taskData(out.Task)
+	data["timed_out"] = out.TimedOut
+	if out.Partial != "" {
+		data["partial"] = out.Partial
+	}
+	return Reply{Text: formatOutput(out, time.Now()), Data: data}, nil
+}
+
+// ListTool lists the calling session's tasks.
+func (m *Manager) ListTool(ctx context.Context, caller string, in ListInput) (Reply, error) {
+	list, err := m.List(ctx, caller, sa.TaskStatus(in.Status))
+	if err != nil {
+		return Reply{}, err
+	}
+	items := make([]map[string]any, len(list))
+	for i, t := range list {
+		items[i] = taskData(t)
+	}
+	return Reply{Text: formatList(list, time.Now()), Data: map[string]any{"tasks": items}}, nil
+}
+
+// CancelTool cancels a task.
+func (m *Manager) CancelTool(ctx context.Context, _ string, in CancelInput) (Reply, error) {
+	t, err := m.Cancel(ctx, in.TaskID)
+	if err != nil {
+		return Reply{}, err
+	}
+	text := fmt.Sprintf("Task %s (%q) is cancelled: its model and tools were stopped.", t.ID, t.Description)
+	return Reply{Text: text, Data: taskData(t)}, nil
+}
+
+// ClearTool cancels and clears the calling session's tasks.
+func (m *Manager) ClearTool(ctx context.Context, caller string) (Reply, error) {
+	cancelled, cleared, err := m.Clear(ctx, caller)
+	if err != nil {
+		return Reply{}, err
+	}
+	text := "No background tasks to clear."
+	if cleared > 0 {
+		text = fmt.Sprintf("Cleared %d task(s) from your list (%d running one(s) cancelled). Their sessions are kept.", cleared, cancelled)
+	}
+	return Reply{Text: text, Data: map[string]any{"cleared": cleared, "cancelled": cancelled}}, nil
+}
+
+// taskData is a task as structured content.
+func taskData(t sa.Task) map[string]any {
+	d := map[string]any{
+		"task_id":      t.ID,
+		"status":       t.Status,
+		"description":  t.Description,
+		"agent":        t.Agent,
+		"is_forked":    t.IsForked,
+		"resume_count": t.ResumeCount,
+		"batch_id":     t.BatchID,
+		"started_at":   t.StartedAt,
+		"tool_calls":   t.Progress.ToolCalls,
+	}
+	if t.CompletedAt != nil {
+		d["completed_at"] = *t.CompletedAt
+	}
+	if t.Result != "" {
+		d["result"] = t.Result
+	}
+	if t.Error != "" {
+		d["error"] = t.Error
+	}
+	return d
+}
