@@ -372,7 +372,7 @@ func (c *Chat) send(ctx context.Context, text string) Reply {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if a.turn != nil {
-		return busy(cur)
+		return failed(busyText(cur))
 	}
 	turnCtx, cancel := context.WithCancel(c.base)
 	a.turn = &Turn{chat: c, session: cur.ID, input: engine.UserMessage(text), model: a.model, ctx: turnCtx, cancel: cancel, done: make(chan struct{})}
@@ -380,8 +380,9 @@ func (c *Chat) send(ctx context.Context, text string) Reply {
 	return Reply{turn: a.turn}
 }
 
-func busy(s sa.Session) Reply {
-	return failed(fmt.Sprintf("%s is still working: wait for its answer, or press Ctrl+C to stop it", sa.ShortID(s.ID)))
+// busyText says that an agent is running a turn.
+func busyText(s sa.Session) string {
+	return sa.ShortID(s.ID) + " is still working: wait for its answer, or press Ctrl+C to stop it"
 }
 
 // failed is a reply that explains in one line why nothing happened.

@@ -114,15 +114,9 @@ func ParseLine(line string) (Input, error) {
 
 func cmdFork(ctx context.Context, c *Chat, prompt string) Reply {
 	parent := c.Current()
-	a, err := c.state(ctx, parent.ID)
+	model, err := c.idleModel(ctx, parent, "fork")
 	if err != nil {
-		return failed(fmt.Sprintf("cannot fork %s: %v", sa.ShortID(parent.ID), err))
-	}
-	c.mu.Lock()
-	working, model := a.turn != nil, a.model
-	c.mu.Unlock()
-	if working {
-		return busy(parent)
+		return failed(err.Error())
 	}
 	child, err := c.store.Fork(ctx, parent.ID, sa.ForkOptions{Model: model})
 	if err != nil {
@@ -146,15 +140,9 @@ func cmdFork(ctx context.Context, c *Chat, prompt string) Reply {
 
 func cmdClear(ctx context.Context, c *Chat, _ string) Reply {
 	cur := c.Current()
-	a, err := c.state(ctx, cur.ID)
+	model, err := c.idleModel(ctx, cur, "clear")
 	if err != nil {
-		return failed(fmt.Sprintf("cannot clear %s: %v", sa.ShortID(cur.ID), err))
-	}
-	c.mu.Lock()
-	working, model := a.turn != nil, a.model
-	c.mu.Unlock()
-	if working {
-		return busy(cur)
+		return failed(err.Error())
 	}
 	msgs := []sa.Message{sa.ClearMessage()}
 	if model != "" {
@@ -165,6 +153,21 @@ func cmdClear(ctx context.Context, c *Chat, _ string) Reply {
 		return failed(fmt.Sprintf("cannot clear %s: %v", sa.ShortID(cur.ID), err))
 	}
 	return note("Context cleared: %s starts over (agents forked from it keep what they inherited).", sa.ShortID(cur.ID))
+}
+
+// idleModel returns the model /model set for an agent that must not be
+// running a turn; the error says in one line why it cannot be used.
+func (c *Chat) idleModel(ctx context.Context, s sa.Session, doing string) (string, error) {
+	a, err := c.state(ctx, s.ID)
+	if err != nil {
+		return "", fmt.Errorf("cannot %s %s: %w", doing, sa.ShortID(s.ID), err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a.turn != nil {
+		return "", errors.New(busyText(s))
+	}
+	return a.model, nil
 }
 
 func cmdAgents(ctx context.Context, c *Chat, _ string) Reply {

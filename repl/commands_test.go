@@ -65,7 +65,7 @@ func TestParseLine(t *testing.T) {
 }
 
 // mustSubmit runs a command that must succeed and returns its reply.
-func mustSubmit(t *testing.T, c *Chat, line string) Reply {
+func mustSubmit(t testing.TB, c *Chat, line string) Reply {
 	t.Helper()
 	r := c.Submit(context.Background(), line)
 	if r.Failed {

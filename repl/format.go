@@ -71,9 +71,12 @@ func toolArg(input json.RawMessage) string {
 	return clip(string(compact), maxToolLine)
 }
 
+// failedMark starts the line of a tool call that failed.
+const failedMark = "✗ "
+
 // ToolFailedLine reports a tool call that failed: "✗ read: no such file".
 func ToolFailedLine(result sa.Part) string {
-	return "✗ " + result.Name + ": " + clip(result.Output, maxToolLine)
+	return failedMark + result.Name + ": " + clip(result.Output, maxToolLine)
 }
 
 // clip puts s on one line and cuts it to at most n runes, with "…".

@@ -10,32 +10,17 @@ import (
 	"github.com/superagents/superagents/agents"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/internal/termtest"
 	"github.com/superagents/superagents/sqlite"
 )
 
-// sleepScript makes the offline model run "sleep 30" when asked to sleep,
-// so that a test has a turn to cancel.
-const sleepScript = `
-[[rules]]
-contains = "sleep"
-step = 1
-reply = "Sleeping now."
-tool_calls = [{ name = "bash", input = { command = "sleep 30" } }]
-
-[[rules]]
-contains = "list"
-step = 1
-reply = "Let me look."
-tool_calls = [{ name = "bash", input = { command = "echo one two" } }]
-`
-
 // testEngine builds an engine over a real store in dataDir and a real
 // workspace, with the offline model and the sleep script.
-func testEngine(t *testing.T, dataDir string) *engine.Engine {
+func testEngine(t testing.TB, dataDir string) *engine.Engine {
 	t.Helper()
 	ws := t.TempDir()
 	script := filepath.Join(t.TempDir(), "script.toml")
-	if err := os.WriteFile(script, []byte(sleepScript), 0o600); err != nil {
+	if err := os.WriteFile(script, []byte(termtest.OfflineScript), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{config.EnvOfflineScript: script}
@@ -62,7 +47,7 @@ func testEngine(t *testing.T, dataDir string) *engine.Engine {
 
 // openChat opens a chat (a new one when session is "") and closes it at
 // the end of the test.
-func openChat(t *testing.T, eng *engine.Engine, session string) *Chat {
+func openChat(t testing.TB, eng *engine.Engine, session string) *Chat {
 	t.Helper()
 	c, err := Open(context.Background(), Options{Engine: eng, Session: session})
 	if err != nil {

@@ -12,18 +12,6 @@ import (
 	"github.com/superagents/superagents/internal/termtest"
 )
 
-// seedScript is the transcript of seed 004, with the multi-level part: A
-// gets Q1 and Q2, B is forked from A and gets Q3, C is forked from B.
-const seedScript = `What is 2+2?
-What is 3+3?
-/fork
-What was my first question?
-What is 5+5?
-/fork
-What was my first question?
-/agents
-`
-
 // runPlain runs a piped chat and returns its transcript.
 func runPlain(t *testing.T, c *Chat, input string) (string, error) {
 	t.Helper()
@@ -34,7 +22,7 @@ func runPlain(t *testing.T, c *Chat, input string) (string, error) {
 
 func TestPlainSeed004(t *testing.T) {
 	eng := testEngine(t, t.TempDir())
-	out, err := runPlain(t, openChat(t, eng, ""), seedScript)
+	out, err := runPlain(t, openChat(t, eng, ""), termtest.Seed004Script)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +48,7 @@ func TestPlainRestart(t *testing.T) {
 	dataDir := t.TempDir()
 	eng := testEngine(t, dataDir)
 	first := openChat(t, eng, "")
-	if _, err := runPlain(t, first, seedScript); err != nil {
+	if _, err := runPlain(t, first, termtest.Seed004Script); err != nil {
 		t.Fatal(err)
 	}
 	before := blockText(first.Submit(context.Background(), "/agents"))

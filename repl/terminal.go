@@ -135,14 +135,16 @@ func (o *outbox) stop() {
 // terminalModel is the Bubble Tea model of the chat. Its Update does the
 // work; it runs without a terminal in tests.
 type terminalModel struct {
-	ctx   context.Context
-	chat  *Chat
-	out   printer
-	input textinput.Model
-	spin  spinner.Model
-	hist  *History
-	md    *markdown
-	width int
+	ctx    context.Context
+	chat   *Chat
+	out    printer
+	input  textinput.Model
+	spin   spinner.Model
+	hist   *History
+	md     *markdown
+	style  termStyle
+	width  int
+	height int
 
 	// buf collects the transcript written during one update; w lays it
 	// out.
@@ -180,7 +182,8 @@ func newTerminalModel(ctx context.Context, c *Chat, hist *History, out printer) 
 		live:   map[string]*strings.Builder{},
 		unseen: map[string][]Block{},
 	}
-	m.w = &writer{out: &m.buf, style: termStyle{md: m.md, width: &m.width}}
+	m.style = newTermStyle(m.md, &m.width)
+	m.w = &writer{out: &m.buf, style: m.style}
 	return m
 }
 
@@ -220,7 +223,7 @@ func (m *terminalModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width = max(msg.Width, 20)
+		m.width, m.height = max(msg.Width, 20), msg.Height
 		m.input.SetWidth(m.width - 3)
 		m.md.setWidth(m.width)
 		m.open()
@@ -404,28 +407,23 @@ func (m *terminalModel) takeLive(id string) []Block {
 	return []Block{{Kind: BlockAnswer, Text: text}}
 }
 
-var (
-	faint   = lipgloss.NewStyle().Faint(true)
-	bold    = lipgloss.NewStyle().Bold(true)
-	red     = lipgloss.NewStyle().Foreground(lipgloss.Red)
-	cyan    = lipgloss.NewStyle().Foreground(lipgloss.Cyan)
-	magenta = lipgloss.NewStyle().Foreground(lipgloss.Magenta)
-)
-
 func (m *terminalModel) View() tea.View {
 	if m.quitting {
 		return tea.NewView("")
 	}
 	var b strings.Builder
 	if live := m.live[m.chat.Current().ID]; live != nil && live.Len() > 0 {
-		b.WriteString(lipgloss.Wrap(strings.TrimRight(live.String(), "\n"), m.width, ""))
-		b.WriteString("\n")
+		// Only the end of a long answer fits; all of it is printed above
+		// when it is complete.
+		lines := strings.Split(lipgloss.Wrap(strings.TrimRight(live.String(), "\n"), m.width, ""), "\n")
+		lines = lines[max(len(lines)-max(m.height-4, 3), 0):]
+		b.WriteString(strings.Join(lines, "\n") + "\n")
 	}
 	if status := m.status(); status != "" {
 		b.WriteString(status + "\n")
 	}
 	if m.hint != "" {
-		b.WriteString(faint.Render(m.hint) + "\n")
+		b.WriteString(m.style.faint.Render(m.hint) + "\n")
 	}
 	b.WriteString(m.input.View())
 	v := tea.NewView(b.String())
@@ -438,7 +436,7 @@ func (m *terminalModel) status() string {
 	current, others := m.chat.Activity()
 	var parts []string
 	if current {
-		parts = append(parts, m.spin.View()+" "+sa.ShortID(m.chat.Current().ID)+" is working (Esc stops it)")
+		parts = append(parts, strings.TrimSpace(m.spin.View())+" "+sa.ShortID(m.chat.Current().ID)+" is working (Esc stops it)")
 	}
 	if others > 0 {
 		parts = append(parts, plural(others, "other agent")+" working")
@@ -446,25 +444,44 @@ func (m *terminalModel) status() string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return faint.Render(strings.Join(parts, " · "))
+	return m.style.faint.Render(strings.Join(parts, " · "))
 }
 
-// termStyle is the transcript in the terminal: coloured, with answers
-// rendered as Markdown.
+// termStyle is the transcript in the terminal: coloured (in the
+// terminal's own 16 colours, which suit its theme), with answers rendered
+// as Markdown.
 type termStyle struct {
-	md    *markdown
-	width *int
+	md                           *markdown
+	width                        *int
+	faint, bold, red, cyan, pink lipgloss.Style
+}
+
+func newTermStyle(md *markdown, width *int) termStyle {
+	return termStyle{
+		md: md, width: width,
+		faint: lipgloss.NewStyle().Faint(true),
+		bold:  lipgloss.NewStyle().Bold(true),
+		red:   lipgloss.NewStyle().Foreground(lipgloss.Red),
+		cyan:  lipgloss.NewStyle().Foreground(lipgloss.Cyan),
+		pink:  lipgloss.NewStyle().Foreground(lipgloss.Magenta),
+	}
 }
 
 func (s termStyle) header(sess sa.Session) string {
 	label := HeaderLabel(sess)
 	rule := Rule(label, min(*s.width, 100))
 	left, right, _ := strings.Cut(rule, " "+label+" ")
-	return faint.Render(left) + " " + bold.Render(label) + " " + faint.Render(right)
+	return s.faint.Render(left) + " " + s.bold.Render(label) + " " + s.faint.Render(right)
 }
 
-func (termStyle) user(text string) string         { return magenta.Render(">") + " " + text }
+func (s termStyle) user(text string) string       { return s.pink.Render(">") + " " + text }
 func (s termStyle) answer(markdown string) string { return s.md.render(markdown) }
-func (termStyle) note(text string) string         { return faint.Render(text) }
-func (termStyle) problem(text string) string      { return red.Render("error: " + text) }
-func (termStyle) tool(line string) string         { return cyan.Render(line) }
+func (s termStyle) note(text string) string       { return s.faint.Render(text) }
+func (s termStyle) problem(text string) string    { return s.red.Render("error: " + text) }
+
+func (s termStyle) tool(line string) string {
+	if strings.HasPrefix(line, failedMark) {
+		return s.red.Render(line)
+	}
+	return s.cyan.Render(line)
+}

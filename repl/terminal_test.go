@@ -56,6 +56,13 @@ func newTUI(t *testing.T, c *Chat, hist *History) *tui {
 	return u
 }
 
+// startTUI opens a new chat in a terminal model.
+func startTUI(t *testing.T) (*Chat, *tui) {
+	t.Helper()
+	c := openChat(t, testEngine(t, t.TempDir()), "")
+	return c, newTUI(t, c, &History{})
+}
+
 func (u *tui) update(msg tea.Msg) {
 	u.t.Helper()
 	m, _ := u.m.Update(msg)
@@ -64,12 +71,18 @@ func (u *tui) update(msg tea.Msg) {
 
 func (u *tui) key(k tea.KeyPressMsg) { u.update(k) }
 
+// typeText types text into the prompt.
+func (u *tui) typeText(text string) {
+	u.t.Helper()
+	for _, r := range text {
+		u.key(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
 // typeLine types a line and presses Enter.
 func (u *tui) typeLine(line string) {
 	u.t.Helper()
-	for _, r := range line {
-		u.key(tea.KeyPressMsg{Code: r, Text: string(r)})
-	}
+	u.typeText(line)
 	u.key(tea.KeyPressMsg{Code: tea.KeyEnter})
 }
 
@@ -97,9 +110,7 @@ var (
 )
 
 func TestTerminalSeed004(t *testing.T) {
-	eng := testEngine(t, t.TempDir())
-	c := openChat(t, eng, "")
-	u := newTUI(t, c, &History{})
+	c, u := startTUI(t)
 	root := c.Current().ID
 	u.typeLine("What is 2+2?")
 	u.until(endOf(root))
@@ -131,9 +142,7 @@ func TestTerminalSeed004(t *testing.T) {
 }
 
 func TestTerminalCtrlC(t *testing.T) {
-	eng := testEngine(t, t.TempDir())
-	c := openChat(t, eng, "")
-	u := newTUI(t, c, &History{})
+	c, u := startTUI(t)
 	id := c.Current().ID
 
 	u.typeLine("please sleep")
@@ -162,12 +171,8 @@ func TestTerminalCtrlC(t *testing.T) {
 }
 
 func TestTerminalCtrlCAtThePrompt(t *testing.T) {
-	eng := testEngine(t, t.TempDir())
-	c := openChat(t, eng, "")
-	u := newTUI(t, c, &History{})
-	for _, r := range "draft" {
-		u.key(tea.KeyPressMsg{Code: r, Text: string(r)})
-	}
+	_, u := startTUI(t)
+	u.typeText("draft")
 	u.key(ctrlC) // clears the draft
 	if u.m.input.Value() != "" || u.m.armed {
 		t.Fatalf("Ctrl+C on a draft: value %q, armed %v", u.m.input.Value(), u.m.armed)
@@ -176,7 +181,7 @@ func TestTerminalCtrlCAtThePrompt(t *testing.T) {
 	if u.screen.quits != 0 || !strings.Contains(u.m.hint, "Press Ctrl+C again to exit") {
 		t.Fatalf("the first Ctrl+C at an empty prompt: quits %d, hint %q", u.screen.quits, u.m.hint)
 	}
-	u.key(tea.KeyPressMsg{Code: 'x', Text: "x"}) // typing disarms
+	u.typeText("x") // typing disarms
 	u.key(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	u.key(ctrlC)
 	if u.screen.quits != 0 {
@@ -189,9 +194,7 @@ func TestTerminalCtrlCAtThePrompt(t *testing.T) {
 }
 
 func TestTerminalEscAndCtrlD(t *testing.T) {
-	eng := testEngine(t, t.TempDir())
-	c := openChat(t, eng, "")
-	u := newTUI(t, c, &History{})
+	c, u := startTUI(t)
 	id := c.Current().ID
 	u.typeLine("please sleep")
 	u.until(func(e TurnEvent) bool { return e.Kind == TurnTool })
@@ -200,7 +203,7 @@ func TestTerminalEscAndCtrlD(t *testing.T) {
 	if u.m.armed || u.screen.quits != 0 {
 		t.Fatal("Esc armed or quit")
 	}
-	u.key(tea.KeyPressMsg{Code: 'x', Text: "x"})
+	u.typeText("x")
 	u.key(ctrlD)
 	if u.screen.quits != 0 {
 		t.Fatal("Ctrl+D with text in the prompt quit")
@@ -213,9 +216,7 @@ func TestTerminalEscAndCtrlD(t *testing.T) {
 }
 
 func TestTerminalExitCommand(t *testing.T) {
-	eng := testEngine(t, t.TempDir())
-	c := openChat(t, eng, "")
-	u := newTUI(t, c, &History{})
+	_, u := startTUI(t)
 	u.typeLine("/exit")
 	if u.screen.quits != 1 {
 		t.Fatal("/exit did not quit")
@@ -227,14 +228,10 @@ func TestTerminalExitCommand(t *testing.T) {
 }
 
 func TestTerminalHistoryKeys(t *testing.T) {
-	eng := testEngine(t, t.TempDir())
-	c := openChat(t, eng, "")
-	u := newTUI(t, c, &History{})
+	_, u := startTUI(t)
 	u.typeLine("/help")
 	u.typeLine("/agents")
-	for _, r := range "dra" {
-		u.key(tea.KeyPressMsg{Code: r, Text: string(r)})
-	}
+	u.typeText("dra")
 	steps := []struct {
 		key  tea.KeyPressMsg
 		want string
@@ -252,14 +249,12 @@ func TestTerminalHistoryKeys(t *testing.T) {
 // TestTerminalAgentOutOfView: what an agent does while another is in view
 // is kept, announced when its turn ends, and shown on /switch.
 func TestTerminalAgentOutOfView(t *testing.T) {
-	eng := testEngine(t, t.TempDir())
-	c := openChat(t, eng, "")
-	u := newTUI(t, c, &History{})
+	c, u := startTUI(t)
 	u.typeLine("/fork")
 	child := c.Current().ID
 	u.typeLine("please sleep")
-	u.until(func(e TurnEvent) bool { return e.Kind == TurnText })
-	u.typeLine("/parent")
+	u.typeLine("/parent") // before the model sees any of the turn's events
+	u.until(func(e TurnEvent) bool { return e.Kind == TurnTool })
 	if v := ansi.Strip(u.m.View().Content); !strings.Contains(v, "1 other agent working") {
 		t.Fatalf("status line:\n%s", v)
 	}
@@ -292,6 +287,23 @@ func TestTerminalRestoredTranscript(t *testing.T) {
 	for _, want := range []string{"> What is 2+2?", "2+2 equals 4.", "Let me look.", "→ bash echo one two"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("restored screen lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestTerminalLiveAnswerFitsTheScreen(t *testing.T) {
+	c, u := startTUI(t)
+	u.update(tea.WindowSizeMsg{Width: 40, Height: 10})
+	id := c.Current().ID
+	u.m.live[id] = &strings.Builder{}
+	u.update(turnMsg{Session: id, Kind: TurnText, Text: strings.Repeat("a long line of streamed text ", 30)})
+	view := ansi.Strip(u.m.View().Content)
+	if n := strings.Count(view, "\n") + 1; n > 10 {
+		t.Fatalf("the view is %d lines high on a 10-line screen:\n%s", n, view)
+	}
+	for _, line := range strings.Split(view, "\n") {
+		if ansi.StringWidth(line) > 40 {
+			t.Fatalf("line wider than the screen: %q", line)
 		}
 	}
 }

@@ -53,15 +53,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// sleepScript has the offline model run "sleep 30" when asked to sleep.
-const sleepScript = `
-[[rules]]
-contains = "sleep"
-step = 1
-reply = "Sleeping now."
-tool_calls = [{ name = "bash", input = { command = "sleep 30" } }]
-`
-
 // home is a user's world in temp dirs: the data directory, the config
 // directory, a workspace; nothing of the real user's is touched.
 type home struct {
@@ -74,7 +65,7 @@ func newHome(t *testing.T) home {
 	dir := t.TempDir()
 	h := home{dir: dir, workspace: filepath.Join(dir, "work")}
 	script := filepath.Join(dir, "script.toml")
-	for _, err := range []error{os.Mkdir(h.workspace, 0o755), os.WriteFile(script, []byte(sleepScript), 0o600)} {
+	for _, err := range []error{os.Mkdir(h.workspace, 0o755), os.WriteFile(script, []byte(termtest.OfflineScript), 0o600)} {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,21 +254,11 @@ func TestTerminalHistoryKeys(t *testing.T) {
 	again.WaitText("6*7 equals 42.", 1)
 }
 
-const seedScript = `What is 2+2?
-What is 3+3?
-/fork
-What was my first question?
-What is 5+5?
-/fork
-What was my first question?
-/agents
-`
-
 // TestPipedSeed004: the same script through a pipe gives a plain,
 // deterministic transcript; --continue restores the tree.
 func TestPipedSeed004(t *testing.T) {
 	h := newHome(t)
-	out, stderr, code := h.piped(t, seedScript)
+	out, stderr, code := h.piped(t, termtest.Seed004Script)
 	if code != 0 {
 		t.Fatalf("exit status %d: %s", code, stderr)
 	}

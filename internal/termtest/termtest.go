@@ -153,3 +153,33 @@ func NormalizeIDs(s string) string {
 		return n + rest
 	})
 }
+
+// OfflineScript is an offline model script for chat tests: asked to
+// sleep, the model runs "sleep 30" (a turn to cancel); asked to list, it
+// runs "echo one two".
+const OfflineScript = `
+[[rules]]
+contains = "sleep"
+step = 1
+reply = "Sleeping now."
+tool_calls = [{ name = "bash", input = { command = "sleep 30" } }]
+
+[[rules]]
+contains = "list"
+step = 1
+reply = "Let me look."
+tool_calls = [{ name = "bash", input = { command = "echo one two" } }]
+`
+
+// Seed004Script is the chat of seed 004 with its multi-level part: A gets
+// Q1 and Q2, B is forked from A and gets Q3, C is forked from B, and both
+// children recall A's first question.
+const Seed004Script = `What is 2+2?
+What is 3+3?
+/fork
+What was my first question?
+What is 5+5?
+/fork
+What was my first question?
+/agents
+`
