@@ -108,6 +108,7 @@ type Turn struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	done    chan struct{}
+	once    sync.Once
 }
 
 // Session is the agent that runs the turn.
@@ -116,10 +117,11 @@ func (t *Turn) Session() string { return t.session }
 // Turn returns the turn the line started, or nil.
 func (r Reply) Turn() *Turn { return r.turn }
 
-// Start runs the turn in the background and returns a channel closed when
-// it has ended (after its TurnEnd event).
+// Start runs the turn in the background (once, however often it is
+// called) and returns a channel closed when it has ended, after its
+// TurnEnd event.
 func (t *Turn) Start() <-chan struct{} {
-	t.chat.turns.Go(t.run)
+	t.once.Do(func() { t.chat.turns.Go(t.run) })
 	return t.done
 }
 
@@ -213,7 +215,7 @@ func Open(ctx context.Context, opts Options) (*Chat, error) {
 	if opts.Model != "" && opts.Session != "" {
 		if r := c.setModel(ctx, opts.Model); r.Failed {
 			stop()
-			return nil, fmt.Errorf("--model: %s", r.Blocks[0].Text)
+			return nil, errors.New(r.Blocks[0].Text)
 		}
 	}
 	return c, nil

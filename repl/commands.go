@@ -182,7 +182,7 @@ func cmdAgents(ctx context.Context, c *Chat, _ string) Reply {
 	build = func(n *node) *AgentTree {
 		t := &AgentTree{Session: n.session, Status: StatusIdle, Current: n.session.ID == cur.ID}
 		if a := c.agents[n.session.ID]; a != nil {
-			t.Status, t.Model = a.status, a.model
+			t.Status = a.status
 		}
 		for _, k := range n.children {
 			t.Children = append(t.Children, build(k))

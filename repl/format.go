@@ -93,7 +93,6 @@ func clip(s string, n int) string {
 type AgentTree struct {
 	Session  sa.Session
 	Status   Status
-	Model    string // the model of later turns when /model changed it
 	Current  bool
 	Children []*AgentTree
 }
@@ -120,9 +119,6 @@ func (t *AgentTree) node() *tree.Tree {
 
 func (t *AgentTree) line() string {
 	s := HeaderLabel(t.Session) + " " + string(t.Status)
-	if t.Model != "" {
-		s += " (model " + t.Model + ")"
-	}
 	if t.Current {
 		s += " ← current"
 	}

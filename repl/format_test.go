@@ -67,7 +67,7 @@ func TestAgentTreeGolden(t *testing.T) {
 			{Session: s("cccccc0000000000", ""), Status: StatusStopped, Current: true},
 			{Session: s("dddddd0000000000", "explore"), Status: StatusFailed},
 		}},
-		{Session: s("eeeeee0000000000", ""), Status: StatusIdle, Model: "ollama/qwen3"},
+		{Session: s("eeeeee0000000000", ""), Status: StatusIdle},
 	}}
 	golden.Check(t, "agents.golden", []byte(tree.String()+"\n"))
 }
