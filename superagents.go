@@ -243,10 +243,14 @@ type Session struct {
 func (s Session) Deleted() bool { return s.DeletedAt != nil }
 
 // SessionSummary is a session as listed, with the number of messages it
-// stores itself (inherited messages are not counted).
+// stores itself (inherited messages are not counted) and the id of the
+// newest of them, which tells which session was active last.
 type SessionSummary struct {
 	Session
 	MessageCount int `json:"message_count"`
+	// LastMessageID is the id of the session's newest own message, 0 when
+	// it has none.
+	LastMessageID int64 `json:"last_message_id,omitempty"`
 }
 
 // NewSession describes a session to create, with the messages it starts

@@ -109,6 +109,7 @@ type app struct {
 }
 
 func (a *app) rootCommand() *cobra.Command {
+	var chat chatFlags
 	root := &cobra.Command{
 		Use:   "superagents",
 		Short: "Background agents with forkable memory",
@@ -116,14 +117,17 @@ func (a *app) rootCommand() *cobra.Command {
 them with the parent's memory, resume them and collect their results.
 
 Conversations are stored once, as deltas: a fork costs one row, and a
-session's history is rebuilt by walking its ancestors back to a clear.`,
+session's history is rebuilt by walking its ancestors back to a clear.
+
+Without a command, superagents opens a chat (see 'superagents chat --help').`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return cmd.Help()
+			return a.chat(cmd, chat)
 		},
 	}
+	chat.bind(root)
 	root.SetIn(a.env.Stdin)
 	root.SetOut(a.env.Stdout)
 	root.SetErr(a.env.Stderr)
@@ -141,6 +145,7 @@ session's history is rebuilt by walking its ancestors back to a clear.`,
 		a.historyCommand(),
 		a.exportCommand(),
 		a.deleteCommand(),
+		a.chatCommand(),
 		a.runCommand(),
 		a.tasksCommand(),
 		a.taskCommand(),

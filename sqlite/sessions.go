@@ -150,10 +150,11 @@ func collectStrings(rows *sql.Rows) ([]string, error) {
 }
 
 // ListSessions lists live sessions, newest first, with the number of
-// messages each stores itself.
+// messages each stores itself and the id of the newest.
 func (s *Store) ListSessions(ctx context.Context, f sa.SessionFilter) ([]sa.SessionSummary, error) {
 	query := `SELECT ` + prefixed("s.", sessionColumns) + `,
-		(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)
+		(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id),
+		(SELECT COALESCE(MAX(m.id), 0) FROM messages m WHERE m.session_id = s.id)
 		FROM sessions s WHERE s.deleted_at IS NULL`
 	var args []any
 	if f.ParentID != "" {
@@ -173,7 +174,7 @@ func (s *Store) ListSessions(ctx context.Context, f sa.SessionFilter) ([]sa.Sess
 	var out []sa.SessionSummary
 	for rows.Next() {
 		var sum sa.SessionSummary
-		if sum.Session, err = scanSession(rows, &sum.MessageCount); err != nil {
+		if sum.Session, err = scanSession(rows, &sum.MessageCount, &sum.LastMessageID); err != nil {
 			return nil, fmt.Errorf("list sessions: %w", err)
 		}
 		out = append(out, sum)

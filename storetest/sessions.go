@@ -55,6 +55,13 @@ func testSessions(t *testing.T, factory Factory) {
 	if counts[root.ID] != 2 || counts[child.ID] != 1 || counts[other.ID] != 0 {
 		t.Fatalf("message counts = %v: want own messages only (root 2, child 1, other 0)", counts)
 	}
+	last := map[string]int64{}
+	for _, s := range list {
+		last[s.ID] = s.LastMessageID
+	}
+	if rootLast := lastID(t, st, root.ID); last[root.ID] != rootLast || last[other.ID] != 0 || last[child.ID] <= rootLast {
+		t.Fatalf("last message ids = %v: want root %d, child's own newer, other 0", last, rootLast)
+	}
 	children, err := st.ListSessions(ctx, sa.SessionFilter{ParentID: root.ID})
 	if err != nil {
 		t.Fatal(err)

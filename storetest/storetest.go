@@ -149,3 +149,13 @@ func ids(list []sa.SessionSummary) []string {
 func describe(s sa.Session) string {
 	return fmt.Sprintf("%s(parent=%s fork=%d)", s.ID, s.ParentID, s.ForkMessageID)
 }
+
+// lastID returns the id of the newest message in a session's history.
+func lastID(t *testing.T, st sa.Store, id string) int64 {
+	t.Helper()
+	h, err := st.History(context.Background(), id)
+	if err != nil || len(h) == 0 {
+		t.Fatalf("History(%s) = %d messages, %v", id, len(h), err)
+	}
+	return h[len(h)-1].ID
+}

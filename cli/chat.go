@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/repl"
+)
+
+// chatFlags are the options of a chat, taken by `superagents chat` and by
+// `superagents` alone.
+type chatFlags struct {
+	agent, model, session string
+	resume                bool
+}
+
+func (f *chatFlags) bind(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.agent, "agent", "", "agent profile of a new chat (default general; see 'superagents agents')")
+	cmd.Flags().StringVar(&f.model, "model", "", "model as provider/model, e.g. anthropic/claude-sonnet-4-5 or offline (default: the agent's, then the configured one)")
+	cmd.Flags().StringVar(&f.session, "session", "", "open this session (an id or a unique prefix) with its tree of agents")
+	cmd.Flags().BoolVar(&f.resume, "continue", false, "open the session that was active last, with its tree of agents")
+}
+
+const chatLong = `Chat with an agent. Type a message to talk to the agent in view; lines
+that start with / are commands (/help lists them): /fork makes a child
+that inherits the whole conversation, /agents shows the tree of agents,
+/switch and /parent move between them, /kill stops one.
+
+With --session or --continue the chat opens an earlier session and its
+tree: the oldest ancestor it was forked from and every agent forked from
+that one.
+
+When standard input or output is not a terminal, lines are read from
+standard input (messages and commands alike) and the transcript is printed
+as plain text, so that a script can drive the chat. The exit status is 1
+when a line failed.`
+
+func (a *app) chatCommand() *cobra.Command {
+	var f chatFlags
+	cmd := &cobra.Command{
+		Use:   "chat [flags]",
+		Short: "Chat with agents in the terminal (the default command)",
+		Long:  chatLong,
+		Args:  exactArgs(0, "no arguments (type your messages in the chat)"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.chat(cmd, f)
+		},
+	}
+	f.bind(cmd)
+	return cmd
+}
+
+// chatHistoryFile keeps the lines typed in the terminal, in the data
+// directory.
+const chatHistoryFile = "chat_history"
+
+// chat opens the chat the flags ask for and runs it in the terminal, or
+// on piped lines.
+func (a *app) chat(cmd *cobra.Command, f chatFlags) error {
+	switch {
+	case f.session != "" && f.resume:
+		return usagef("--session and --continue together: give one")
+	case (f.session != "" || f.resume) && f.agent != "":
+		return usagef("--agent starts a new chat: an existing session keeps its own agent")
+	}
+	ctx := cmd.Context()
+	eng, err := a.openEngine(ctx, f.model)
+	if err != nil {
+		return err
+	}
+	var sessionID string
+	switch {
+	case f.session != "":
+		sess, err := a.resolveSession(ctx, f.session)
+		if err != nil {
+			return err
+		}
+		sessionID = sess.ID
+	case f.resume:
+		sess, err := repl.LatestSession(ctx, eng.Store)
+		if errors.Is(err, sa.ErrNotFound) {
+			return usagef("--continue: there is no session yet; run 'superagents' to start one")
+		}
+		if err != nil {
+			return err
+		}
+		sessionID = sess.ID
+	}
+	chat, err := repl.Open(ctx, repl.Options{Engine: eng, Session: sessionID, Agent: f.agent, Model: f.model})
+	if err != nil {
+		return err
+	}
+	var runErr error
+	if a.env.StdinIsTerminal && a.env.StdoutIsTerminal {
+		dir, err := a.resolveDataDir()
+		if err != nil {
+			return errors.Join(err, chat.Close())
+		}
+		runErr = repl.RunTerminal(ctx, chat, repl.TerminalOptions{
+			In: a.env.Stdin, Out: a.env.Stdout, Environ: a.env.Environ,
+			HistoryFile: filepath.Join(dir, chatHistoryFile),
+		})
+	} else {
+		runErr = repl.RunPlain(ctx, chat, a.env.Stdin, a.env.Stdout)
+	}
+	if err := chat.Close(); err != nil {
+		fmt.Fprintf(a.env.Stderr, "warning: %v\n", err)
+	}
+	return runErr
+}

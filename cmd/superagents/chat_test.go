@@ -1,0 +1,301 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/superagents/superagents/internal/golden"
+	"github.com/superagents/superagents/internal/termtest"
+)
+
+// The tests here drive the real binary: in a real terminal (tmux) and
+// through a pipe, with the offline model.
+
+var (
+	buildOnce sync.Once
+	binary    string
+	buildErr  error
+)
+
+// build compiles the command once for all the tests of this package.
+func build(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "superagents-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binary = filepath.Join(dir, "superagents")
+		out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			binary = string(out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("go build: %v\n%s", buildErr, binary)
+	}
+	return binary
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binary != "" && buildErr == nil {
+		os.RemoveAll(filepath.Dir(binary))
+	}
+	os.Exit(code)
+}
+
+// home is a user's world in temp dirs: the data directory, the config
+// directory, a workspace; nothing of the real user's is touched.
+type home struct {
+	dir, workspace string
+	env            []string
+}
+
+func newHome(t *testing.T) home {
+	t.Helper()
+	dir := t.TempDir()
+	h := home{dir: dir, workspace: filepath.Join(dir, "work")}
+	script := filepath.Join(dir, "script.toml")
+	for _, err := range []error{os.Mkdir(h.workspace, 0o755), os.WriteFile(script, []byte(termtest.OfflineScript), 0o600)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.env = []string{
+		"HOME=" + dir,
+		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
+		"SUPERAGENTS_DATA_DIR=" + filepath.Join(dir, "data"),
+		"SUPERAGENTS_OFFLINE_SCRIPT=" + script,
+		"PATH=" + os.Getenv("PATH"),
+		"TERM=xterm-256color",
+		"LANG=C.UTF-8",
+	}
+	return h
+}
+
+// terminal runs superagents with args in a 100×50 terminal.
+func (h home) terminal(t *testing.T, args ...string) *termtest.Terminal {
+	t.Helper()
+	return termtest.Start(t, termtest.Options{Width: 100, Height: 50, Dir: h.workspace, Env: h.env,
+		Args: append([]string{build(t)}, args...)})
+}
+
+// piped runs superagents with the input on standard input.
+func (h home) piped(t *testing.T, input string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(build(t), args...)
+	cmd.Dir, cmd.Env, cmd.Stdin = h.workspace, h.env, strings.NewReader(input)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+// header matches an agent's header line and captures its short id.
+var header = regexp.MustCompile(`(?m)^─{3,} agent \[([0-9a-z]{6})\.\.\.\] ─{3,}$`)
+
+// headers returns the short ids of the headers on a screen, in order.
+func headers(screen string) []string {
+	var out []string
+	for _, m := range header.FindAllStringSubmatch(screen, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+const recallQ1 = `Your first question was "What is 2+2?"`
+
+// TestTerminalSeed004 is the seed's transcript typed into a real
+// terminal, with the multi-level part, then a restart with --continue.
+func TestTerminalSeed004(t *testing.T) {
+	h := newHome(t)
+	term := h.terminal(t) // the chat is the default command
+	screen := term.Wait("the first header", func(s string) bool { return len(headers(s)) == 1 })
+	a := headers(screen)[0]
+
+	term.Type("What is 2+2?")
+	term.WaitText("2+2 equals 4.", 1)
+	term.Type("What is 3+3?")
+	term.WaitText("3+3 equals 6.", 1)
+	term.Type("/fork")
+	screen = term.WaitText("Forked from "+a+"...", 1)
+	b := headers(screen)[1]
+	if b == a {
+		t.Fatalf("the fork's header shows the parent's id %s", a)
+	}
+	term.Type("What was my first question?")
+	term.WaitText(recallQ1, 1)
+
+	// Multi-level: B gets its own exchange, then C is forked from B.
+	term.Type("What is 5+5?")
+	term.WaitText("5+5 equals 10.", 1)
+	term.Type("/fork")
+	screen = term.WaitText("Forked from "+b+"...", 1)
+	c := headers(screen)[2]
+	term.Type("What was my first question?")
+	term.WaitText(recallQ1, 2)
+
+	term.Type("/agents")
+	screen = term.WaitText("← current", 1)
+	tree := treeLines(screen)
+	want := []string{
+		"agent [" + a + "...] idle",
+		"└── agent [" + b + "...] idle",
+		"    └── agent [" + c + "...] idle ← current",
+	}
+	if strings.Join(tree, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("/agents shows\n%s\nwant\n%s", strings.Join(tree, "\n"), strings.Join(want, "\n"))
+	}
+
+	term.Keys("C-c")
+	term.WaitText("Press Ctrl+C again to exit", 1)
+	term.Keys("C-c")
+	if code := term.WaitExit(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+
+	// Restart: the latest session is C; its tree and history come back.
+	again := h.terminal(t, "chat", "--continue")
+	screen = again.Wait("C's header", func(s string) bool { return len(headers(s)) > 0 })
+	if got := headers(screen)[0]; got != c {
+		t.Fatalf("--continue opened %s, want the grandchild %s", got, c)
+	}
+	again.Type("/agents")
+	screen = again.WaitText("← current", 1)
+	if got := treeLines(screen); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("/agents after the restart shows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	before := strings.Count(screen, recallQ1)
+	again.Type("What was my first question?")
+	again.WaitText(recallQ1, before+1)
+	again.Type("/exit")
+	if code := again.WaitExit(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+}
+
+// treeLines returns the last /agents output on a screen.
+func treeLines(screen string) []string {
+	lines := strings.Split(screen, "\n")
+	end := -1
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasSuffix(strings.TrimRight(lines[i], " "), "← current") {
+			end = i
+			break
+		}
+	}
+	start := end
+	for start > 0 && strings.Contains(lines[start-1], "agent [") && !header.MatchString(lines[start-1]) {
+		start--
+	}
+	var out []string
+	for _, l := range lines[max(start, 0) : end+1] {
+		out = append(out, strings.TrimRight(l, " "))
+	}
+	return out
+}
+
+// TestTerminalCtrlC: Ctrl+C stops a running turn (its tool too), says how
+// to exit, and a second Ctrl+C at the empty prompt exits.
+func TestTerminalCtrlC(t *testing.T) {
+	h := newHome(t)
+	term := h.terminal(t, "chat")
+	term.Wait("the header", func(s string) bool { return len(headers(s)) == 1 })
+	term.Type("please sleep")
+	term.WaitText("→ bash sleep 30", 1)
+	term.Keys("C-c")
+	term.WaitText("Cancelled.", 1)
+	screen := term.WaitText("Press Ctrl+C again to exit", 1)
+	if strings.Contains(screen, exitMark) {
+		t.Fatalf("the first Ctrl+C exited:\n%s", screen)
+	}
+	// The agent answers again after the cancel.
+	term.Type("What is 2+2?")
+	term.WaitText("2+2 equals 4.", 1)
+	term.Keys("C-c")
+	term.WaitText("Press Ctrl+C again to exit", 1)
+	term.Keys("C-c")
+	if code := term.WaitExit(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+}
+
+// exitMark is what the terminal shows once the program has ended.
+const exitMark = "[exited "
+
+// TestTerminalHistoryKeys: the arrow keys bring back lines typed, also
+// those of an earlier chat.
+func TestTerminalHistoryKeys(t *testing.T) {
+	h := newHome(t)
+	term := h.terminal(t)
+	term.Wait("the header", func(s string) bool { return len(headers(s)) == 1 })
+	term.Type("What is 6*7?")
+	term.WaitText("6*7 equals 42.", 1)
+	term.Type("/exit")
+	term.WaitExit()
+
+	again := h.terminal(t)
+	again.Wait("the header", func(s string) bool { return len(headers(s)) == 1 })
+	again.Keys("Up", "Up", "Enter")
+	again.WaitText("6*7 equals 42.", 1)
+}
+
+// TestPipedSeed004: the same script through a pipe gives a plain,
+// deterministic transcript; --continue restores the tree.
+func TestPipedSeed004(t *testing.T) {
+	h := newHome(t)
+	out, stderr, code := h.piped(t, termtest.Seed004Script)
+	if code != 0 {
+		t.Fatalf("exit status %d: %s", code, stderr)
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Fatalf("escape codes in piped output: %q", out)
+	}
+	golden.Check(t, "chat_piped.golden", []byte(termtest.NormalizeIDs(out)))
+
+	out, stderr, code = h.piped(t, "/agents\nWhat was my first question?\n", "chat", "--continue")
+	if code != 0 {
+		t.Fatalf("exit status %d: %s", code, stderr)
+	}
+	golden.Check(t, "chat_continue.golden", []byte(termtest.NormalizeIDs(out)))
+
+	out, stderr, code = h.piped(t, "/kill nope\n")
+	if code != 1 || !strings.Contains(out, "error: no agent nope") || !strings.Contains(stderr, "1 line of the chat failed") {
+		t.Fatalf("a failed line: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+func TestChatFlags(t *testing.T) {
+	h := newHome(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"chat", "--session", "abcd", "--continue"}, "--session and --continue together"},
+		{[]string{"--continue", "--agent", "explore"}, "--agent starts a new chat"},
+		{[]string{"chat", "--continue"}, "there is no session yet"},
+		{[]string{"chat", "--session", "zzzzzz"}, "not found"},
+		{[]string{"chat", "--agent", "nobody"}, "unknown agent"},
+		{[]string{"chat", "--model", "nope/x"}, `unknown provider "nope"`},
+		{[]string{"chat", "extra"}, "takes no arguments"},
+	} {
+		_, stderr, code := h.piped(t, "", tt.args...)
+		if code != 2 && code != 1 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("superagents %s: exit %d, stderr %q; want %q", strings.Join(tt.args, " "), code, stderr, tt.want)
+		}
+	}
+}

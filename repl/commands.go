@@ -1,0 +1,364 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	sa "github.com/superagents/superagents"
+)
+
+// argSpec says what a command takes after its name.
+type argSpec int
+
+const (
+	noArg argSpec = iota
+	optionalArg
+	requiredArg
+)
+
+// Command is a slash command.
+type Command struct {
+	Name    string
+	Aliases []string
+	// Usage shows the argument, e.g. "ID" or "[prompt]".
+	Usage string
+	Help  string
+	arg   argSpec
+	run   func(ctx context.Context, c *Chat, args string) Reply
+}
+
+// Commands returns the slash commands, in the order /help lists them.
+func Commands() []Command {
+	return []Command{
+		{Name: "fork", Usage: "[prompt]", arg: optionalArg, run: cmdFork,
+			Help: "fork the agent: the child inherits its whole history; with a prompt, the child answers it"},
+		{Name: "clear", arg: noArg, run: cmdClear,
+			Help: "start the agent's context over (agents forked from it keep what they inherited)"},
+		{Name: "agents", arg: noArg, run: cmdAgents,
+			Help: "show the tree of agents and what each is doing"},
+		{Name: "switch", Usage: "ID", arg: requiredArg, run: cmdSwitch,
+			Help: "move to another agent of the tree (a unique prefix of its id is enough)"},
+		{Name: "parent", arg: noArg, run: cmdParent,
+			Help: "move to the agent this one was forked from"},
+		{Name: "kill", Usage: "ID", arg: requiredArg, run: cmdKill,
+			Help: "stop an agent and the agents forked from it (not the root)"},
+		{Name: "model", Usage: "[provider/model]", arg: optionalArg, run: cmdModel,
+			Help: "show or change the model of the agent's later turns"},
+		{Name: "help", Aliases: []string{"?"}, arg: noArg, run: cmdHelp,
+			Help: "show this help"},
+		{Name: "exit", Aliases: []string{"quit"}, arg: noArg, run: cmdExit,
+			Help: "leave the chat (running turns are stopped)"},
+	}
+}
+
+// lookup finds a command by name or alias.
+func lookup(name string) (Command, bool) {
+	for _, cmd := range Commands() {
+		if cmd.Name == name {
+			return cmd, true
+		}
+		for _, a := range cmd.Aliases {
+			if a == name {
+				return cmd, true
+			}
+		}
+	}
+	return Command{}, false
+}
+
+// Input is a parsed line: a message, a command with its arguments, or
+// nothing (a blank line).
+type Input struct {
+	Message string
+	Command *Command
+	Args    string
+}
+
+// ParseLine reads a line typed into the chat. A line that starts with /
+// is a command; "//" starts a message that begins with "/". Errors are
+// one line, meant to be shown as they are.
+func ParseLine(line string) (Input, error) {
+	text := strings.TrimSpace(line)
+	switch {
+	case text == "":
+		return Input{}, nil
+	case strings.HasPrefix(text, "//"):
+		return Input{Message: text[1:]}, nil
+	case !strings.HasPrefix(text, "/"):
+		return Input{Message: text}, nil
+	}
+	name, args := text[1:], ""
+	if i := strings.IndexFunc(name, unicode.IsSpace); i >= 0 {
+		name, args = name[:i], strings.TrimSpace(name[i:])
+	}
+	if name == "" {
+		return Input{}, errors.New("type a command after /: /help lists them")
+	}
+	cmd, ok := lookup(name)
+	if !ok {
+		return Input{}, fmt.Errorf("unknown command /%s: /help lists the commands (start a message with // to send a line beginning with /)", name)
+	}
+	switch {
+	case cmd.arg == noArg && args != "":
+		return Input{}, fmt.Errorf("/%s takes no argument (got %q)", cmd.Name, args)
+	case cmd.arg == requiredArg && args == "":
+		return Input{}, fmt.Errorf("/%s needs an argument: /%s %s", cmd.Name, cmd.Name, cmd.Usage)
+	case cmd.arg == requiredArg && strings.ContainsAny(args, " \t"):
+		return Input{}, fmt.Errorf("/%s takes one %s, not %q", cmd.Name, cmd.Usage, args)
+	}
+	return Input{Command: &cmd, Args: args}, nil
+}
+
+func cmdFork(ctx context.Context, c *Chat, prompt string) Reply {
+	parent := c.Current()
+	model, err := c.idleModel(ctx, parent, "fork")
+	if err != nil {
+		return failed(err.Error())
+	}
+	child, err := c.store.Fork(ctx, parent.ID, sa.ForkOptions{Model: model})
+	if err != nil {
+		return failed(fmt.Sprintf("cannot fork %s: %v", sa.ShortID(parent.ID), err))
+	}
+	if _, err := c.store.Append(ctx, child.ID, forkMessage(parent)); err != nil {
+		return failed(fmt.Sprintf("cannot record the fork in %s: %v", sa.ShortID(child.ID), err))
+	}
+	c.mu.Lock()
+	c.agents[child.ID] = &agentState{status: StatusIdle, model: model}
+	c.current = child
+	c.mu.Unlock()
+	r := Reply{Blocks: []Block{{Kind: BlockHeader, Session: child}, {Kind: BlockNote, Text: forkedFrom(parent)}}}
+	if prompt != "" {
+		sent := c.send(ctx, prompt)
+		r.Blocks = append(r.Blocks, sent.Blocks...)
+		r.Failed, r.turn = sent.Failed, sent.turn
+	}
+	return r
+}
+
+func cmdClear(ctx context.Context, c *Chat, _ string) Reply {
+	cur := c.Current()
+	model, err := c.idleModel(ctx, cur, "clear")
+	if err != nil {
+		return failed(err.Error())
+	}
+	msgs := []sa.Message{sa.ClearMessage()}
+	if model != "" {
+		// The model is a setting, not context: it survives the clear.
+		msgs = append(msgs, commandMessage(modelPrefix+model))
+	}
+	if _, err := c.store.Append(ctx, cur.ID, msgs...); err != nil {
+		return failed(fmt.Sprintf("cannot clear %s: %v", sa.ShortID(cur.ID), err))
+	}
+	return note("Context cleared: %s starts over (agents forked from it keep what they inherited).", sa.ShortID(cur.ID))
+}
+
+// idleModel returns the model /model set for an agent that must not be
+// running a turn; the error says in one line why it cannot be used.
+func (c *Chat) idleModel(ctx context.Context, s sa.Session, doing string) (string, error) {
+	a, err := c.state(ctx, s.ID)
+	if err != nil {
+		return "", fmt.Errorf("cannot %s %s: %w", doing, sa.ShortID(s.ID), err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a.turn != nil {
+		return "", errors.New(busyText(s))
+	}
+	return a.model, nil
+}
+
+func cmdAgents(ctx context.Context, c *Chat, _ string) Reply {
+	cur := c.Current()
+	root, err := treeOf(ctx, c.store, cur.ID)
+	if err != nil {
+		return failed(fmt.Sprintf("cannot read the tree of agents: %v", err))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var build func(n *node) *AgentTree
+	build = func(n *node) *AgentTree {
+		t := &AgentTree{Session: n.session, Status: StatusIdle, Current: n.session.ID == cur.ID}
+		if a := c.agents[n.session.ID]; a != nil {
+			t.Status = a.status
+		}
+		for _, k := range n.children {
+			t.Children = append(t.Children, build(k))
+		}
+		return t
+	}
+	return Reply{Blocks: []Block{{Kind: BlockNote, Text: build(root).String()}}}
+}
+
+// inTree resolves what the user typed to an agent of the current tree.
+func (c *Chat) inTree(ctx context.Context, ref string) (*node, error) {
+	sess, err := c.store.ResolveSession(ctx, ref)
+	var ambiguous *sa.AmbiguousIDError
+	switch {
+	case errors.As(err, &ambiguous):
+		return nil, err
+	case errors.Is(err, sa.ErrNotFound):
+		return nil, fmt.Errorf("no agent %s: /agents lists them", ref)
+	case err != nil:
+		return nil, err
+	}
+	root, err := treeOf(ctx, c.store, c.Current().ID)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the tree of agents: %w", err)
+	}
+	n := root.find(sess.ID)
+	if n == nil {
+		return nil, fmt.Errorf("%s is not in this chat's tree of agents: open it with 'superagents chat --session %s'", sa.ShortID(sess.ID), sess.ID)
+	}
+	return n, nil
+}
+
+// moveTo puts an agent in view and shows its header.
+func (c *Chat) moveTo(s sa.Session) Reply {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.current = s
+	r := Reply{Blocks: []Block{{Kind: BlockHeader, Session: s}}}
+	if a := c.agents[s.ID]; a != nil && a.turn != nil {
+		r.Blocks = append(r.Blocks, Block{Kind: BlockNote, Text: sa.ShortID(s.ID) + " is working: its answer follows when it is ready."})
+	}
+	return r
+}
+
+func cmdSwitch(ctx context.Context, c *Chat, ref string) Reply {
+	n, err := c.inTree(ctx, ref)
+	if err != nil {
+		return failed(err.Error())
+	}
+	if n.session.ID == c.Current().ID {
+		return note("Already on %s.", sa.ShortID(n.session.ID))
+	}
+	return c.moveTo(n.session)
+}
+
+func cmdParent(ctx context.Context, c *Chat, _ string) Reply {
+	cur := c.Current()
+	root, err := treeOf(ctx, c.store, cur.ID)
+	if err != nil {
+		return failed(fmt.Sprintf("cannot read the tree of agents: %v", err))
+	}
+	n := root.find(cur.ID)
+	if n == nil || n.parent == nil {
+		return failed(fmt.Sprintf("%s is the root agent: it was not forked from another", sa.ShortID(cur.ID)))
+	}
+	return c.moveTo(n.parent.session)
+}
+
+func cmdKill(ctx context.Context, c *Chat, ref string) Reply {
+	n, err := c.inTree(ctx, ref)
+	if err != nil {
+		return failed(err.Error())
+	}
+	if n.parent == nil {
+		return failed(fmt.Sprintf("%s is the root agent and cannot be killed: /exit leaves the chat", sa.ShortID(n.session.ID)))
+	}
+	cur := c.Current()
+	var stopped, cancelled int
+	inView := false
+	c.mu.Lock()
+	n.walk(func(d *node) {
+		stopped++
+		inView = inView || d.session.ID == cur.ID
+		a := c.agents[d.session.ID]
+		if a == nil {
+			a = &agentState{}
+			c.agents[d.session.ID] = a
+		}
+		if a.turn != nil {
+			a.turn.cancel()
+			cancelled++
+		}
+		a.status = StatusStopped
+	})
+	c.mu.Unlock()
+	text := "Stopped " + sa.ShortID(n.session.ID)
+	if stopped > 1 {
+		text += " and " + plural(stopped-1, "agent") + " forked from it"
+	}
+	switch cancelled {
+	case 0:
+		text += " (no turn was running)."
+	default:
+		text += " (" + plural(cancelled, "running turn") + " cancelled)."
+	}
+	r := note("%s", text)
+	if inView {
+		moved := c.moveTo(n.parent.session)
+		r.Blocks = append(r.Blocks, moved.Blocks...)
+	}
+	return r
+}
+
+func cmdModel(ctx context.Context, c *Chat, model string) Reply {
+	if model == "" {
+		cur := c.Current()
+		a, err := c.state(ctx, cur.ID)
+		if err != nil {
+			return failed(err.Error())
+		}
+		c.mu.Lock()
+		m := a.model
+		c.mu.Unlock()
+		if m == "" {
+			profile, err := c.eng.Profile(cur.Agent)
+			if err != nil {
+				return failed(err.Error())
+			}
+			m = c.eng.ModelFor(cur, profile, "")
+		}
+		return note("%s uses %s; /model provider/model changes it.", sa.ShortID(cur.ID), m)
+	}
+	return c.setModel(ctx, model)
+}
+
+// setModel checks a model string and makes it the model of the agent's
+// later turns, recorded in its session so that a restart keeps it.
+func (c *Chat) setModel(ctx context.Context, model string) Reply {
+	if _, _, err := c.eng.Models.Open(model); err != nil {
+		return failed(oneLine(err.Error()))
+	}
+	cur := c.Current()
+	a, err := c.state(ctx, cur.ID)
+	if err != nil {
+		return failed(err.Error())
+	}
+	if _, err := c.store.Append(ctx, cur.ID, commandMessage(modelPrefix+model)); err != nil {
+		return failed(fmt.Sprintf("cannot record the model: %v", err))
+	}
+	c.mu.Lock()
+	a.model = model
+	c.mu.Unlock()
+	return note("%s uses %s from its next turn.", sa.ShortID(cur.ID), model)
+}
+
+func cmdHelp(context.Context, *Chat, string) Reply {
+	var b strings.Builder
+	b.WriteString("Type a message to talk to the agent in view, or a command:\n")
+	for _, cmd := range Commands() {
+		name := "/" + cmd.Name
+		if cmd.Usage != "" {
+			name += " " + cmd.Usage
+		}
+		fmt.Fprintf(&b, "  %-24s %s\n", name, cmd.Help)
+	}
+	b.WriteString("Keys: Enter sends; ↑/↓ go through the lines typed before; Tab completes a command;\n" +
+		"Esc or Ctrl+C stops the running turn; Ctrl+C twice at an empty prompt, or Ctrl+D, leaves.")
+	return note("%s", b.String())
+}
+
+func cmdExit(context.Context, *Chat, string) Reply { return Reply{Quit: true} }
+
+// plural says "1 agent" or "2 agents".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

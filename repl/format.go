@@ -1,0 +1,126 @@
+package repl
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"charm.land/lipgloss/v2/tree"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/engine"
+)
+
+// PlainWidth is the width of header rules when the terminal's is unknown
+// (piped output): the width of the transcript in the specification.
+const PlainWidth = 69
+
+// minRule is the shortest run of ─ on each side of a header.
+const minRule = 3
+
+// HeaderLabel names an agent in its header: "agent [abc123...]", with
+// the profile's name in front when it is not the default one.
+func HeaderLabel(s sa.Session) string {
+	label := "agent [" + sa.ShortID(s.ID) + "]"
+	if s.Agent != "" && s.Agent != engine.DefaultAgent {
+		label = s.Agent + " " + label
+	}
+	return label
+}
+
+// Rule centres label in a line of ─ that is width cells wide, keeping at
+// least a few ─ on each side when the width is too small.
+func Rule(label string, width int) string {
+	label = " " + label + " "
+	rest := max(width-utf8.RuneCountInString(label), 2*minRule)
+	left := rest / 2
+	return strings.Repeat("─", left) + label + strings.Repeat("─", rest-left)
+}
+
+// toolArgKeys are the arguments that say best what a tool call does, in
+// order of preference: the compact line of a call shows the first present.
+var toolArgKeys = []string{"path", "file_path", "pattern", "command", "query", "url", "description", "prompt"}
+
+// maxToolLine caps the argument part of a compact tool line, in runes.
+const maxToolLine = 100
+
+// ToolLine is the compact form of a tool call: "→ read main.go".
+func ToolLine(call sa.Part) string {
+	arg := toolArg(call.Input)
+	if arg == "" {
+		return "→ " + call.Name
+	}
+	return "→ " + call.Name + " " + arg
+}
+
+// toolArg picks the telling argument of a call, else its JSON, on one line.
+func toolArg(input json.RawMessage) string {
+	var args map[string]any
+	if err := json.Unmarshal(input, &args); err != nil || len(args) == 0 {
+		return ""
+	}
+	for _, k := range toolArgKeys {
+		if v, ok := args[k].(string); ok && v != "" {
+			return clip(v, maxToolLine)
+		}
+	}
+	compact, err := json.Marshal(args) // keys sorted: deterministic
+	if err != nil {
+		return ""
+	}
+	return clip(string(compact), maxToolLine)
+}
+
+// failedMark starts the line of a tool call that failed.
+const failedMark = "✗ "
+
+// ToolFailedLine reports a tool call that failed: "✗ read: no such file".
+func ToolFailedLine(result sa.Part) string {
+	return failedMark + result.Name + ": " + clip(result.Output, maxToolLine)
+}
+
+// clip puts s on one line and cuts it to at most n runes, with "…".
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// AgentTree is the tree of agents of a chat, for /agents.
+type AgentTree struct {
+	Session  sa.Session
+	Status   Status
+	Current  bool
+	Children []*AgentTree
+}
+
+// String draws the tree, one agent per line:
+//
+//	agent [abc123...] idle
+//	└── agent [xyz789...] working ← current
+func (t *AgentTree) String() string {
+	return t.node().String()
+}
+
+func (t *AgentTree) node() *tree.Tree {
+	n := tree.Root(t.line())
+	for _, c := range t.Children {
+		if len(c.Children) == 0 {
+			n.Child(c.line())
+		} else {
+			n.Child(c.node())
+		}
+	}
+	return n
+}
+
+func (t *AgentTree) line() string {
+	s := HeaderLabel(t.Session) + " " + string(t.Status)
+	if t.Current {
+		s += " ← current"
+	}
+	return s
+}

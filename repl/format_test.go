@@ -1,0 +1,185 @@
+package repl
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/golden"
+)
+
+func TestRule(t *testing.T) {
+	seed := "───────────────────────── agent [abc123...] ─────────────────────────"
+	if got := Rule(HeaderLabel(sa.Session{ID: "abc123abc123abcd"}), PlainWidth); got != seed {
+		t.Fatalf("Rule = %q, want the seed's %q", got, seed)
+	}
+	for _, width := range []int{0, 10, 24, 25, 80, 200} {
+		got := Rule("agent [abc123...]", width)
+		n := utf8.RuneCountInString(got)
+		if width >= 25 && n != width {
+			t.Errorf("width %d: rule is %d wide", width, n)
+		}
+		if !strings.HasPrefix(got, "───") || !strings.HasSuffix(got, "───") {
+			t.Errorf("width %d: %q lacks the rule on both sides", width, got)
+		}
+	}
+	if got := HeaderLabel(sa.Session{ID: "xyz789xyz789xyzz", Agent: "explore"}); got != "explore agent [xyz789...]" {
+		t.Errorf("label of an explore agent = %q", got)
+	}
+}
+
+func TestToolLine(t *testing.T) {
+	tests := []struct {
+		name, input, want string
+	}{
+		{"read", `{"path":"main.go"}`, "→ read main.go"},
+		{"bash", `{"command":"go test ./...\n  && echo ok","description":"run tests"}`, "→ bash go test ./... && echo ok"},
+		{"grep", `{"pattern":"func main","path":"."}`, "→ grep . "},
+		{"custom", `{"b":1,"a":"x"}`, `→ custom {"a":"x","b":1}`},
+		{"none", `{}`, "→ none"},
+		{"broken", `not json`, "→ broken"},
+		{"long", `{"path":"` + strings.Repeat("x", 300) + `"}`, "→ long " + strings.Repeat("x", 99) + "…"},
+	}
+	for _, tt := range tests {
+		got := ToolLine(sa.Part{Type: sa.PartToolCall, Name: tt.name, Input: json.RawMessage(tt.input)})
+		if tt.name == "grep" {
+			// path comes first in the order of preference.
+			tt.want = "→ grep ."
+		}
+		if got != tt.want {
+			t.Errorf("%s: ToolLine = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if got := ToolFailedLine(sa.Part{Name: "read", Output: "no such file:\n  main.go"}); got != "✗ read: no such file: main.go" {
+		t.Errorf("ToolFailedLine = %q", got)
+	}
+}
+
+func TestAgentTreeGolden(t *testing.T) {
+	s := func(id, agent string) sa.Session { return sa.Session{ID: id, Agent: agent} }
+	tree := &AgentTree{Session: s("aaaaaa0000000000", ""), Status: StatusIdle, Children: []*AgentTree{
+		{Session: s("bbbbbb0000000000", "general"), Status: StatusWorking, Children: []*AgentTree{
+			{Session: s("cccccc0000000000", ""), Status: StatusStopped, Current: true},
+			{Session: s("dddddd0000000000", "explore"), Status: StatusFailed},
+		}},
+		{Session: s("eeeeee0000000000", ""), Status: StatusIdle},
+	}}
+	golden.Check(t, "agents.golden", []byte(tree.String()+"\n"))
+}
+
+func TestLatestSession(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	ctx := context.Background()
+	if _, err := LatestSession(ctx, eng.Store); err == nil || !strings.Contains(err.Error(), "no session") {
+		t.Fatalf("LatestSession of an empty store: %v", err)
+	}
+	a, _ := eng.Store.CreateSession(ctx, sa.NewSession{Messages: []sa.Message{{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart("q")}}}})
+	b, _ := eng.Store.CreateSession(ctx, sa.NewSession{Messages: []sa.Message{{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart("q")}}}})
+	empty, _ := eng.Store.CreateSession(ctx, sa.NewSession{})
+	latest := func(want sa.Session, why string) {
+		t.Helper()
+		got, err := LatestSession(ctx, eng.Store)
+		if err != nil || got.ID != want.ID {
+			t.Fatalf("%s: LatestSession = %s, %v; want %s", why, got.ID, err, want.ID)
+		}
+	}
+	latest(b, "the newest message wins over a newer empty session")
+	_ = empty
+	eng.Store.Append(ctx, a.ID, sa.Message{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart("again")}})
+	latest(a, "a message makes a session the latest")
+	child, _ := eng.Store.Fork(ctx, a.ID, sa.ForkOptions{})
+	latest(child, "a fresh fork is as recent as its fork point, and newer")
+}
+
+func TestHistoryFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data", "chat_history")
+	h, err := LoadHistory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"one", "two", "two", "  ", "multi\nline"} {
+		if err := h.Add(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := os.Stat(path)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("history file: %v, mode %v; want private", err, info.Mode())
+	}
+	again, err := LoadHistory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		line, ok := again.Prev("draft")
+		if !ok {
+			break
+		}
+		got = append(got, line)
+	}
+	if want := []string{"multi line", "two", "one"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("history read back = %q, want %q", got, want)
+	}
+	// Past the newest comes the draft back.
+	for range 2 {
+		again.Next()
+	}
+	if line, ok := again.Next(); !ok || line != "draft" {
+		t.Fatalf("Next at the end = %q, %v; want the draft", line, ok)
+	}
+	if _, ok := again.Next(); ok {
+		t.Fatal("Next past the draft moved")
+	}
+}
+
+func TestHistoryIsBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chat_history")
+	var b strings.Builder
+	for i := range maxHistory + 50 {
+		b.WriteString(strings.Repeat("x", i%7+1) + "\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, err := LoadHistory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.entries) != maxHistory {
+		t.Fatalf("%d entries kept, want %d", len(h.entries), maxHistory)
+	}
+	data, _ := os.ReadFile(path)
+	if n := strings.Count(string(data), "\n"); n != maxHistory {
+		t.Fatalf("the file keeps %d lines, want %d", n, maxHistory)
+	}
+	if _, err := LoadHistory(t.TempDir()); err == nil {
+		t.Fatal("a directory read as a history file")
+	}
+}
+
+func FuzzParseLine(f *testing.F) {
+	for _, s := range []string{"", "hi", "/fork", "/fork x y", "//x", "/switch abc123...", "/kill a b", "/", "/ ", "/model a/b", "\x00/\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		in, err := ParseLine(line)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error on more than one line: %q", err)
+			}
+			return
+		}
+		if in.Command != nil && in.Message != "" {
+			t.Fatalf("%q parsed as both a command and a message", line)
+		}
+		if in.Command == nil && in.Args != "" {
+			t.Fatalf("%q has arguments but no command", line)
+		}
+	})
+}

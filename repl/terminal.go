@@ -1,0 +1,487 @@
+package repl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	sa "github.com/superagents/superagents"
+)
+
+// TerminalOptions configure RunTerminal.
+type TerminalOptions struct {
+	In  io.Reader
+	Out io.Writer
+	// Environ is the environment the terminal is described by (TERM...);
+	// nil means the process's.
+	Environ []string
+	// HistoryFile keeps the lines typed from one chat to the next; ""
+	// keeps them for this chat only.
+	HistoryFile string
+}
+
+// RunTerminal runs the chat in a terminal. The transcript goes into the
+// terminal's own scrollback, above the prompt; only the answer being
+// written, the status line and the prompt are redrawn.
+func RunTerminal(ctx context.Context, c *Chat, opts TerminalOptions) error {
+	hist, histErr := LoadHistory(opts.HistoryFile)
+	box := newOutbox()
+	m := newTerminalModel(ctx, c, hist, box)
+	if histErr != nil {
+		m.problem(histErr.Error())
+	}
+	progOpts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(opts.In), tea.WithOutput(opts.Out)}
+	if opts.Environ != nil {
+		progOpts = append(progOpts, tea.WithEnvironment(opts.Environ))
+	}
+	p := tea.NewProgram(m, progOpts...)
+	c.SetSink(func(e TurnEvent) { p.Send(turnMsg(e)) })
+	box.start(p)
+	_, err := p.Run()
+	box.stop()
+	switch {
+	case ctx.Err() != nil, errors.Is(err, tea.ErrInterrupted):
+		return ErrInterrupted
+	case err != nil:
+		return fmt.Errorf("terminal: %w", err)
+	}
+	return nil
+}
+
+// turnMsg brings a turn's event into the terminal's update loop.
+type turnMsg TurnEvent
+
+// printer prints finished lines above the prompt, in order, and quits
+// after the last.
+type printer interface {
+	print(text string)
+	quit()
+}
+
+// outbox is the terminal's printer. Bubble Tea runs commands
+// concurrently, so two Println commands may land in either order; the
+// outbox hands every line to the program from one goroutine, in order.
+type outbox struct {
+	mu    sync.Mutex
+	items []outItem
+	wake  chan struct{}
+	done  chan struct{}
+	halt  chan struct{}
+}
+
+type outItem struct {
+	text string
+	quit bool
+}
+
+func newOutbox() *outbox {
+	return &outbox{wake: make(chan struct{}, 1), done: make(chan struct{}), halt: make(chan struct{})}
+}
+
+func (o *outbox) push(it outItem) {
+	o.mu.Lock()
+	o.items = append(o.items, it)
+	o.mu.Unlock()
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (o *outbox) print(text string) { o.push(outItem{text: text}) }
+func (o *outbox) quit()             { o.push(outItem{quit: true}) }
+
+// start delivers the items to p until stop.
+func (o *outbox) start(p *tea.Program) {
+	go func() {
+		defer close(o.done)
+		for {
+			select {
+			case <-o.halt:
+				return
+			case <-o.wake:
+			}
+			o.mu.Lock()
+			items := o.items
+			o.items = nil
+			o.mu.Unlock()
+			for _, it := range items {
+				if it.quit {
+					p.Quit()
+					continue
+				}
+				// Send, unlike Program.Println, gives up once the
+				// program has ended.
+				p.Send(tea.Println(it.text)())
+			}
+		}
+	}()
+}
+
+func (o *outbox) stop() {
+	close(o.halt)
+	<-o.done
+}
+
+// terminalModel is the Bubble Tea model of the chat. Its Update does the
+// work; it runs without a terminal in tests.
+type terminalModel struct {
+	ctx    context.Context
+	chat   *Chat
+	out    printer
+	input  textinput.Model
+	spin   spinner.Model
+	hist   *History
+	md     *markdown
+	style  termStyle
+	width  int
+	height int
+
+	// buf collects the transcript written during one update; w lays it
+	// out.
+	buf bytes.Buffer
+	w   *writer
+	// live is the answer being written, per agent, since its last tool
+	// call; unseen holds what agents out of view did, shown when the user
+	// moves to them.
+	live   map[string]*strings.Builder
+	unseen map[string][]Block
+
+	opened   bool // the opening was printed
+	spinning bool
+	armed    bool   // Ctrl+C was pressed once with nothing to stop
+	hint     string // a one-off line under the status line
+	quitting bool
+}
+
+func newTerminalModel(ctx context.Context, c *Chat, hist *History, out printer) *terminalModel {
+	in := textinput.New()
+	in.Prompt = "> "
+	in.Placeholder = "Ask anything; /help lists the commands"
+	in.ShowSuggestions = true
+	var names []string
+	for _, cmd := range Commands() {
+		names = append(names, "/"+cmd.Name)
+	}
+	in.SetSuggestions(names)
+	in.Focus()
+	m := &terminalModel{
+		ctx: ctx, chat: c, out: out, input: in, hist: hist,
+		spin:   spinner.New(spinner.WithSpinner(spinner.Dot)),
+		md:     newMarkdown(),
+		width:  80,
+		live:   map[string]*strings.Builder{},
+		unseen: map[string][]Block{},
+	}
+	m.style = newTermStyle(m.md, &m.width)
+	m.w = &writer{out: &m.buf, style: m.style}
+	return m
+}
+
+// open prints the opening of the chat, once the terminal's width is known.
+func (m *terminalModel) open() {
+	if m.opened {
+		return
+	}
+	m.opened = true
+	for _, b := range m.chat.Opening(m.ctx) {
+		m.w.block(b)
+	}
+}
+
+func (m *terminalModel) Init() tea.Cmd {
+	return tea.Batch(textinput.Blink, tea.RequestBackgroundColor)
+}
+
+// flush prints what the update wrote to the transcript.
+func (m *terminalModel) flush() {
+	if m.buf.Len() == 0 {
+		return
+	}
+	m.out.print(strings.TrimSuffix(m.buf.String(), "\n"))
+	m.buf.Reset()
+}
+
+func (m *terminalModel) problem(text string) {
+	m.w.block(Block{Kind: BlockError, Text: text})
+	m.flush()
+}
+
+func (m *terminalModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if m.quitting {
+		return m, nil
+	}
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = max(msg.Width, 20), msg.Height
+		m.input.SetWidth(m.width - 3)
+		m.md.setWidth(m.width)
+		m.open()
+	case tea.BackgroundColorMsg:
+		m.md.setDark(msg.IsDark())
+	case tea.KeyPressMsg:
+		cmd = m.key(msg)
+	case turnMsg:
+		m.turnEvent(TurnEvent(msg))
+	case spinner.TickMsg:
+		if current, others := m.chat.Activity(); current || others > 0 {
+			m.spin, cmd = m.spin.Update(msg)
+		} else {
+			m.spinning = false
+		}
+	default:
+		m.input, cmd = m.input.Update(msg)
+	}
+	m.flush()
+	return m, cmd
+}
+
+// key handles a key press.
+func (m *terminalModel) key(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "ctrl+c":
+		return m.interrupt()
+	case "ctrl+d":
+		if m.input.Value() == "" {
+			m.quit()
+			return nil
+		}
+	case "esc":
+		if m.chat.Interrupt() {
+			m.hint = "Stopping the turn…"
+		}
+		return nil
+	case "enter":
+		return m.submit()
+	case "up":
+		if line, ok := m.hist.Prev(m.input.Value()); ok {
+			m.input.SetValue(line)
+			m.input.CursorEnd()
+		}
+		return nil
+	case "down":
+		if line, ok := m.hist.Next(); ok {
+			m.input.SetValue(line)
+			m.input.CursorEnd()
+		}
+		return nil
+	}
+	m.armed, m.hint = false, ""
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	return cmd
+}
+
+// interrupt is Ctrl+C: it stops the running turn, else clears the
+// prompt, else asks for a second Ctrl+C to leave.
+func (m *terminalModel) interrupt() tea.Cmd {
+	switch {
+	case m.chat.Interrupt():
+		m.armed, m.hint = true, "Stopping the turn… (Ctrl+C again at an empty prompt exits)"
+	case m.input.Value() != "":
+		m.input.Reset()
+		m.armed, m.hint = false, ""
+	case m.armed:
+		m.quit()
+	default:
+		m.armed, m.hint = true, "Press Ctrl+C again to exit (or type /exit)."
+	}
+	return nil
+}
+
+func (m *terminalModel) quit() {
+	m.quitting = true
+	m.flush()
+	m.out.quit()
+}
+
+// submit sends the line typed to the chat.
+func (m *terminalModel) submit() tea.Cmd {
+	line := m.input.Value()
+	m.armed, m.hint = false, ""
+	if strings.TrimSpace(line) == "" {
+		return nil
+	}
+	m.input.Reset()
+	m.open()
+	if err := m.hist.Add(line); err != nil {
+		m.w.block(Block{Kind: BlockError, Text: err.Error()})
+	}
+	m.w.block(Block{Kind: BlockUser, Text: strings.TrimSpace(line)})
+	reply := m.chat.Submit(m.ctx, line)
+	for _, b := range reply.Blocks {
+		m.w.block(b)
+		if b.Kind == BlockHeader {
+			m.showUnseen(b.Session.ID)
+		}
+	}
+	if reply.Quit {
+		m.quit()
+		return nil
+	}
+	t := reply.Turn()
+	if t == nil {
+		return nil
+	}
+	m.live[t.Session()] = &strings.Builder{}
+	t.Start()
+	if m.spinning {
+		return nil
+	}
+	m.spinning = true
+	return m.spin.Tick
+}
+
+// showUnseen prints what an agent did while it was out of view.
+func (m *terminalModel) showUnseen(id string) {
+	for _, b := range m.unseen[id] {
+		m.w.block(b)
+	}
+	delete(m.unseen, id)
+}
+
+// turnEvent shows what a turn did: in the transcript for the agent in
+// view, kept for later for the others.
+func (m *terminalModel) turnEvent(e TurnEvent) {
+	inView := e.Session == m.chat.Current().ID
+	if e.Kind == TurnText {
+		if b := m.live[e.Session]; b != nil {
+			b.WriteString(e.Text)
+		}
+		return
+	}
+	blocks := m.takeLive(e.Session)
+	switch e.Kind {
+	case TurnTool, TurnToolFailed:
+		blocks = append(blocks, Block{Kind: BlockTool, Text: e.Text})
+	case TurnEnd:
+		delete(m.live, e.Session)
+		switch {
+		case e.Cancelled:
+			blocks = append(blocks, Block{Kind: BlockNote, Text: "Cancelled."})
+		case e.Err != nil:
+			blocks = append(blocks, Block{Kind: BlockError, Text: oneLine(e.Err.Error())})
+		}
+		if inView {
+			m.hint = ""
+			if e.Cancelled && m.armed {
+				m.hint = "Press Ctrl+C again to exit (or type /exit)."
+			}
+		}
+	}
+	if inView {
+		for _, b := range blocks {
+			m.w.block(b)
+		}
+		if e.Kind == TurnEnd {
+			m.w.closeGroup()
+		}
+		return
+	}
+	m.unseen[e.Session] = append(m.unseen[e.Session], blocks...)
+	if e.Kind == TurnEnd {
+		id := sa.ShortID(e.Session)
+		m.w.block(Block{Kind: BlockNote, Text: fmt.Sprintf("%s has finished its turn: /switch %s shows its answer.", id, id)})
+	}
+}
+
+// takeLive returns the answer written so far by an agent as a block, and
+// starts a new one.
+func (m *terminalModel) takeLive(id string) []Block {
+	b := m.live[id]
+	if b == nil || strings.TrimSpace(b.String()) == "" {
+		return nil
+	}
+	text := b.String()
+	b.Reset()
+	return []Block{{Kind: BlockAnswer, Text: text}}
+}
+
+func (m *terminalModel) View() tea.View {
+	if m.quitting {
+		return tea.NewView("")
+	}
+	var b strings.Builder
+	if live := m.live[m.chat.Current().ID]; live != nil && live.Len() > 0 {
+		// Only the end of a long answer fits; all of it is printed above
+		// when it is complete.
+		lines := strings.Split(lipgloss.Wrap(strings.TrimRight(live.String(), "\n"), m.width, ""), "\n")
+		lines = lines[max(len(lines)-max(m.height-4, 3), 0):]
+		b.WriteString(strings.Join(lines, "\n") + "\n")
+	}
+	if status := m.status(); status != "" {
+		b.WriteString(status + "\n")
+	}
+	if m.hint != "" {
+		b.WriteString(m.style.faint.Render(m.hint) + "\n")
+	}
+	b.WriteString(m.input.View())
+	v := tea.NewView(b.String())
+	return v
+}
+
+// status is the line above the prompt: what the agents are doing. (Task
+// progress will join it.)
+func (m *terminalModel) status() string {
+	current, others := m.chat.Activity()
+	var parts []string
+	if current {
+		parts = append(parts, strings.TrimSpace(m.spin.View())+" "+sa.ShortID(m.chat.Current().ID)+" is working (Esc stops it)")
+	}
+	if others > 0 {
+		parts = append(parts, plural(others, "other agent")+" working")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return m.style.faint.Render(strings.Join(parts, " · "))
+}
+
+// termStyle is the transcript in the terminal: coloured (in the
+// terminal's own 16 colours, which suit its theme), with answers rendered
+// as Markdown.
+type termStyle struct {
+	md                           *markdown
+	width                        *int
+	faint, bold, red, cyan, pink lipgloss.Style
+}
+
+func newTermStyle(md *markdown, width *int) termStyle {
+	return termStyle{
+		md: md, width: width,
+		faint: lipgloss.NewStyle().Faint(true),
+		bold:  lipgloss.NewStyle().Bold(true),
+		red:   lipgloss.NewStyle().Foreground(lipgloss.Red),
+		cyan:  lipgloss.NewStyle().Foreground(lipgloss.Cyan),
+		pink:  lipgloss.NewStyle().Foreground(lipgloss.Magenta),
+	}
+}
+
+func (s termStyle) header(sess sa.Session) string {
+	label := HeaderLabel(sess)
+	rule := Rule(label, min(*s.width, 100))
+	left, right, _ := strings.Cut(rule, " "+label+" ")
+	return s.faint.Render(left) + " " + s.bold.Render(label) + " " + s.faint.Render(right)
+}
+
+func (s termStyle) user(text string) string       { return s.pink.Render(">") + " " + text }
+func (s termStyle) answer(markdown string) string { return s.md.render(markdown) }
+func (s termStyle) note(text string) string       { return s.faint.Render(text) }
+func (s termStyle) problem(text string) string    { return s.red.Render("error: " + text) }
+
+func (s termStyle) tool(line string) string {
+	if strings.HasPrefix(line, failedMark) {
+		return s.red.Render(line)
+	}
+	return s.cyan.Render(line)
+}

@@ -1,0 +1,309 @@
+package repl
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	sa "github.com/superagents/superagents"
+)
+
+// screen stands in for the terminal: it records what the model prints
+// above the prompt.
+type screen struct {
+	mu    sync.Mutex
+	lines []string
+	quits int
+}
+
+func (s *screen) print(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lines = append(s.lines, ansi.Strip(text))
+}
+
+func (s *screen) quit() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.quits++
+}
+
+func (s *screen) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.lines, "\n")
+}
+
+// tui drives a terminal model the way Bubble Tea would, minus the
+// terminal: turn events come back through a channel into Update.
+type tui struct {
+	t      *testing.T
+	m      *terminalModel
+	screen *screen
+	events chan TurnEvent
+}
+
+func newTUI(t *testing.T, c *Chat, hist *History) *tui {
+	t.Helper()
+	s := &screen{}
+	u := &tui{t: t, m: newTerminalModel(context.Background(), c, hist, s), screen: s, events: make(chan TurnEvent, 1000)}
+	c.SetSink(func(e TurnEvent) { u.events <- e })
+	u.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	return u
+}
+
+// startTUI opens a new chat in a terminal model.
+func startTUI(t *testing.T) (*Chat, *tui) {
+	t.Helper()
+	c := openChat(t, testEngine(t, t.TempDir()), "")
+	return c, newTUI(t, c, &History{})
+}
+
+func (u *tui) update(msg tea.Msg) {
+	u.t.Helper()
+	m, _ := u.m.Update(msg)
+	u.m = m.(*terminalModel)
+}
+
+func (u *tui) key(k tea.KeyPressMsg) { u.update(k) }
+
+// typeText types text into the prompt.
+func (u *tui) typeText(text string) {
+	u.t.Helper()
+	for _, r := range text {
+		u.key(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+// typeLine types a line and presses Enter.
+func (u *tui) typeLine(line string) {
+	u.t.Helper()
+	u.typeText(line)
+	u.key(tea.KeyPressMsg{Code: tea.KeyEnter})
+}
+
+// until feeds turn events to the model until one matches.
+func (u *tui) until(match func(TurnEvent) bool) {
+	u.t.Helper()
+	for e := range u.events {
+		u.update(turnMsg(e))
+		if match(e) {
+			return
+		}
+	}
+}
+
+func endOf(id string) func(TurnEvent) bool {
+	return func(e TurnEvent) bool { return e.Kind == TurnEnd && e.Session == id }
+}
+
+var (
+	ctrlC = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	ctrlD = tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl}
+	up    = tea.KeyPressMsg{Code: tea.KeyUp}
+	down  = tea.KeyPressMsg{Code: tea.KeyDown}
+	esc   = tea.KeyPressMsg{Code: tea.KeyEscape}
+)
+
+func TestTerminalSeed004(t *testing.T) {
+	c, u := startTUI(t)
+	root := c.Current().ID
+	u.typeLine("What is 2+2?")
+	u.until(endOf(root))
+	u.typeLine("/fork")
+	child := c.Current().ID
+	u.typeLine("What was my first question?")
+	u.until(endOf(child))
+
+	got := u.screen.text()
+	for _, want := range []string{
+		"─ agent [" + sa.ShortID(root) + "] ─",
+		"> What is 2+2?",
+		"2+2 equals 4.",
+		"> /fork",
+		"─ agent [" + sa.ShortID(child) + "] ─",
+		"Forked from " + sa.ShortID(root),
+		`Your first question was "What is 2+2?"`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("screen lacks %q:\n%s", want, got)
+		}
+	}
+	if i, j := strings.Index(got, "2+2 equals 4."), strings.Index(got, "> /fork"); i < 0 || j < i {
+		t.Errorf("the transcript is out of order:\n%s", got)
+	}
+	if v := u.m.View().Content; !strings.Contains(v, "> ") {
+		t.Errorf("the view has no prompt: %q", v)
+	}
+}
+
+func TestTerminalCtrlC(t *testing.T) {
+	c, u := startTUI(t)
+	id := c.Current().ID
+
+	u.typeLine("please sleep")
+	u.until(func(e TurnEvent) bool { return e.Kind == TurnTool })
+	if v := ansi.Strip(u.m.View().Content); !strings.Contains(v, sa.ShortID(id)+" is working") {
+		t.Fatalf("no status line while the agent works:\n%s", v)
+	}
+	u.key(ctrlC)
+	if !strings.Contains(u.m.hint, "Ctrl+C again") {
+		t.Fatalf("the first Ctrl+C does not say how to exit: %q", u.m.hint)
+	}
+	u.until(endOf(id))
+	if got := u.screen.text(); !strings.Contains(got, "→ bash sleep 30") || !strings.Contains(got, "Cancelled.") {
+		t.Fatalf("screen after Ctrl+C:\n%s", got)
+	}
+	if u.screen.quits != 0 {
+		t.Fatal("cancelling a turn quit the chat")
+	}
+	u.key(ctrlC)
+	if u.screen.quits != 1 || !u.m.quitting {
+		t.Fatal("the second Ctrl+C at an empty prompt did not exit")
+	}
+	if v := u.m.View().Content; v != "" {
+		t.Fatalf("the view after quitting is %q, want nothing", v)
+	}
+}
+
+func TestTerminalCtrlCAtThePrompt(t *testing.T) {
+	_, u := startTUI(t)
+	u.typeText("draft")
+	u.key(ctrlC) // clears the draft
+	if u.m.input.Value() != "" || u.m.armed {
+		t.Fatalf("Ctrl+C on a draft: value %q, armed %v", u.m.input.Value(), u.m.armed)
+	}
+	u.key(ctrlC)
+	if u.screen.quits != 0 || !strings.Contains(u.m.hint, "Press Ctrl+C again to exit") {
+		t.Fatalf("the first Ctrl+C at an empty prompt: quits %d, hint %q", u.screen.quits, u.m.hint)
+	}
+	u.typeText("x") // typing disarms
+	u.key(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	u.key(ctrlC)
+	if u.screen.quits != 0 {
+		t.Fatal("Ctrl+C after typing exited at once")
+	}
+	u.key(ctrlC)
+	if u.screen.quits != 1 {
+		t.Fatal("Ctrl+C twice did not exit")
+	}
+}
+
+func TestTerminalEscAndCtrlD(t *testing.T) {
+	c, u := startTUI(t)
+	id := c.Current().ID
+	u.typeLine("please sleep")
+	u.until(func(e TurnEvent) bool { return e.Kind == TurnTool })
+	u.key(esc)
+	u.until(endOf(id))
+	if u.m.armed || u.screen.quits != 0 {
+		t.Fatal("Esc armed or quit")
+	}
+	u.typeText("x")
+	u.key(ctrlD)
+	if u.screen.quits != 0 {
+		t.Fatal("Ctrl+D with text in the prompt quit")
+	}
+	u.key(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	u.key(ctrlD)
+	if u.screen.quits != 1 {
+		t.Fatal("Ctrl+D at an empty prompt did not quit")
+	}
+}
+
+func TestTerminalExitCommand(t *testing.T) {
+	_, u := startTUI(t)
+	u.typeLine("/exit")
+	if u.screen.quits != 1 {
+		t.Fatal("/exit did not quit")
+	}
+	u.typeLine("What is 2+2?") // ignored once quitting
+	if strings.Contains(u.screen.text(), "2+2") {
+		t.Fatal("input after /exit was handled")
+	}
+}
+
+func TestTerminalHistoryKeys(t *testing.T) {
+	_, u := startTUI(t)
+	u.typeLine("/help")
+	u.typeLine("/agents")
+	u.typeText("dra")
+	steps := []struct {
+		key  tea.KeyPressMsg
+		want string
+	}{
+		{up, "/agents"}, {up, "/help"}, {up, "/help"}, {down, "/agents"}, {down, "dra"}, {down, "dra"},
+	}
+	for i, s := range steps {
+		u.key(s.key)
+		if got := u.m.input.Value(); got != s.want {
+			t.Fatalf("step %d: prompt %q, want %q", i+1, got, s.want)
+		}
+	}
+}
+
+// TestTerminalAgentOutOfView: what an agent does while another is in view
+// is kept, announced when its turn ends, and shown on /switch.
+func TestTerminalAgentOutOfView(t *testing.T) {
+	c, u := startTUI(t)
+	u.typeLine("/fork")
+	child := c.Current().ID
+	u.typeLine("please sleep")
+	u.typeLine("/parent") // before the model sees any of the turn's events
+	u.until(func(e TurnEvent) bool { return e.Kind == TurnTool })
+	if v := ansi.Strip(u.m.View().Content); !strings.Contains(v, "1 other agent working") {
+		t.Fatalf("status line:\n%s", v)
+	}
+	u.typeLine("/kill " + child)
+	u.until(endOf(child))
+	short := sa.ShortID(child)
+	if got := u.screen.text(); !strings.Contains(got, short+" has finished its turn: /switch "+short) || strings.Contains(got, "Cancelled.") {
+		t.Fatalf("screen while the child is out of view:\n%s", got)
+	}
+	u.typeLine("/switch " + child)
+	got := u.screen.text()
+	tail := got[strings.LastIndex(got, "> /switch"):]
+	for _, want := range []string{"Sleeping now.", "→ bash sleep 30", "Cancelled."} {
+		if !strings.Contains(tail, want) {
+			t.Errorf("/switch does not show %q:\n%s", want, tail)
+		}
+	}
+}
+
+func TestTerminalRestoredTranscript(t *testing.T) {
+	dataDir := t.TempDir()
+	eng := testEngine(t, dataDir)
+	first := openChat(t, eng, "")
+	if _, err := runPlain(t, first, "What is 2+2?\nlist the files\n"); err != nil {
+		t.Fatal(err)
+	}
+	c := openChat(t, testEngine(t, dataDir), first.Current().ID)
+	u := newTUI(t, c, &History{})
+	got := u.screen.text()
+	for _, want := range []string{"> What is 2+2?", "2+2 equals 4.", "Let me look.", "→ bash echo one two"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("restored screen lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestTerminalLiveAnswerFitsTheScreen(t *testing.T) {
+	c, u := startTUI(t)
+	u.update(tea.WindowSizeMsg{Width: 40, Height: 10})
+	id := c.Current().ID
+	u.m.live[id] = &strings.Builder{}
+	u.update(turnMsg{Session: id, Kind: TurnText, Text: strings.Repeat("a long line of streamed text ", 30)})
+	view := ansi.Strip(u.m.View().Content)
+	if n := strings.Count(view, "\n") + 1; n > 10 {
+		t.Fatalf("the view is %d lines high on a 10-line screen:\n%s", n, view)
+	}
+	for _, line := range strings.Split(view, "\n") {
+		if ansi.StringWidth(line) > 40 {
+			t.Fatalf("line wider than the screen: %q", line)
+		}
+	}
+}
