@@ -57,29 +57,39 @@ func logByDefault(next mcp.MethodHandler) mcp.MethodHandler {
 // through superagents_list and superagents_output, is the record.
 func (s *Server) forward(ctx context.Context, cursor *events.Cursor) {
 	defer s.wg.Done()
+	// A task's ending and its notification are written in one transaction
+	// (Store.FinishTask): the ended task's change comes right before the
+	// notification's, which is how a notification finds its task.
+	ended := map[string]sa.Task{} // parent session → task that just ended
 	for {
-		ch, err := cursor.NextMatching(ctx, func(c sa.Change) bool {
-			return c.Kind == sa.ChangeSessionMessage && s.clientOf(c.SessionID) != nil
-		})
+		ch, err := cursor.NextMatching(ctx, func(c sa.Change) bool { return s.clientOf(c.SessionID) != nil })
 		if err != nil {
 			return // closed
 		}
-		c := s.clientOf(ch.SessionID)
-		msg, err := ch.Message()
-		if c == nil || err != nil || msg.Kind != sa.KindNotification {
-			continue
+		switch ch.Kind {
+		case sa.ChangeTaskCompleted, sa.ChangeTaskError, sa.ChangeTaskCancelled:
+			if t, err := ch.Task(); err == nil {
+				ended[ch.SessionID] = t
+			}
+		case sa.ChangeSessionMessage:
+			c := s.clientOf(ch.SessionID)
+			msg, err := ch.Message()
+			if c == nil || err != nil || msg.Kind != sa.KindNotification {
+				continue
+			}
+			t, ok := ended[ch.SessionID]
+			delete(ended, ch.SessionID)
+			s.notify(ctx, c, msg, t, ok)
 		}
-		s.notify(ctx, c, msg)
 	}
 }
 
 // notify sends one task notification to its client: the visible text, the
 // hint for the model, and the task it is about.
-func (s *Server) notify(ctx context.Context, c *client, msg sa.Message) {
-	hint := hiddenText(msg)
-	data := map[string]any{"text": msg.Text(), "hint": hint, "session_id": msg.SessionID}
+func (s *Server) notify(ctx context.Context, c *client, msg sa.Message, t sa.Task, known bool) {
+	data := map[string]any{"text": msg.Text(), "hint": hiddenText(msg), "session_id": msg.SessionID}
 	level := mcp.LoggingLevel("notice")
-	if t, ok := s.notifiedTask(ctx, msg.SessionID, hint); ok {
+	if known {
 		data["task_id"], data["status"], data["description"] = t.ID, t.Status, t.Description
 		if t.Status == sa.TaskError {
 			level = "warning"
@@ -90,24 +100,6 @@ func (s *Server) notify(ctx context.Context, c *client, msg sa.Message) {
 	if err := c.ss.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: LoggerName, Data: data}); err != nil {
 		s.log.Debug("task notification not delivered", "session", msg.SessionID, "error", err)
 	}
-}
-
-// notifiedTask finds the task a notification is about: of the parent's
-// tasks, the one its hint names first (a hint names its own task before
-// any other of the batch).
-func (s *Server) notifiedTask(ctx context.Context, parent, hint string) (sa.Task, bool) {
-	list, err := s.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: parent, IncludeCleared: true})
-	if err != nil {
-		return sa.Task{}, false
-	}
-	var found sa.Task
-	first := -1
-	for _, t := range list {
-		if i := strings.Index(hint, t.ID); i >= 0 && (first < 0 || i < first) {
-			found, first = t, i
-		}
-	}
-	return found, first >= 0
 }
 
 // hiddenText is a message's text meant for the model only.
