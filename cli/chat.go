@@ -28,7 +28,11 @@ func (f *chatFlags) bind(cmd *cobra.Command) {
 const chatLong = `Chat with an agent. Type a message to talk to the agent in view; lines
 that start with / are commands (/help lists them): /fork makes a child
 that inherits the whole conversation, /agents shows the tree of agents,
-/switch and /parent move between them, /kill stops one.
+/switch and /parent move between them, /kill stops one. Agents launch
+background tasks (and /task does for you): their progress shows in the
+status line, their notifications in the chat, and an idle agent is woken
+to answer them once all its tasks have ended. Quitting stops the tasks
+still running (the chat asks first).
 
 With --session or --continue the chat opens an earlier session and its
 tree: the oldest ancestor it was forked from and every agent forked from
@@ -36,8 +40,9 @@ that one.
 
 When standard input or output is not a terminal, lines are read from
 standard input (messages and commands alike) and the transcript is printed
-as plain text, so that a script can drive the chat. The exit status is 1
-when a line failed.`
+as plain text, so that a script can drive the chat. When the input ends,
+the chat waits for the background tasks and the turns they wake before it
+exits. The exit status is 1 when a line failed.`
 
 func (a *app) chatCommand() *cobra.Command {
 	var f chatFlags
@@ -68,7 +73,7 @@ func (a *app) chat(cmd *cobra.Command, f chatFlags) error {
 		return usagef("--agent starts a new chat: an existing session keeps its own agent")
 	}
 	ctx := cmd.Context()
-	eng, err := a.openEngine(ctx, f.model)
+	eng, mgr, bus, err := a.openTasks(ctx, f.model)
 	if err != nil {
 		return err
 	}
@@ -90,7 +95,7 @@ func (a *app) chat(cmd *cobra.Command, f chatFlags) error {
 		}
 		sessionID = sess.ID
 	}
-	chat, err := repl.Open(ctx, repl.Options{Engine: eng, Session: sessionID, Agent: f.agent, Model: f.model})
+	chat, err := repl.Open(ctx, repl.Options{Engine: eng, Tasks: mgr, Bus: bus, Session: sessionID, Agent: f.agent, Model: f.model})
 	if err != nil {
 		return err
 	}

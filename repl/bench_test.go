@@ -50,3 +50,18 @@ func BenchmarkRenderAnswer(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTaskRoundTrip: /task launches a background task (offline
+// model) for the agent in view; the chat shows its notification, wakes
+// the agent and shows its answer. The agent's session grows by a task's
+// messages each iteration.
+func BenchmarkTaskRoundTrip(b *testing.B) {
+	c := openChat(b, testEngine(b, b.TempDir()), "")
+	e := collect(c)
+	for b.Loop() {
+		if r := c.Submit(context.Background(), "/task general What is 1+1?"); r.Failed {
+			b.Fatal(blockText(r))
+		}
+		e.until(b, func(ev Event) bool { return ev.Kind == TurnEnd && ev.Wake })
+	}
+}

@@ -1,12 +1,15 @@
 // Package repl is the interactive chat: a person talks to an agent,
-// forks it, moves between the agents of the tree and stops them.
+// forks it, moves between the agents of the tree, stops them, and runs
+// background tasks, which the agents launch too.
 //
 // The chat itself (Chat) knows nothing of terminals: it turns each line
 // typed into blocks to show and, for a message, an agent turn that runs in
-// the background and reports what it does as TurnEvents. Two front ends
-// show them: RunTerminal, a full-screen-free terminal UI (Bubble Tea, in
-// the terminal's normal scrollback), and RunPlain, which reads lines from
-// a pipe and prints plain text for scripts.
+// the background and reports what it does as Events. It follows the
+// store's change log for the tasks of its agents: their progress, their
+// notifications, and the wake of an idle agent once its tasks have ended.
+// Two front ends show all this: RunTerminal, a full-screen-free terminal
+// UI (Bubble Tea, in the terminal's normal scrollback), and RunPlain,
+// which reads lines from a pipe and prints plain text for scripts.
 package repl
 
 import (
@@ -15,10 +18,13 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/agent"
 	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/events"
+	"github.com/superagents/superagents/tasks"
 )
 
 // Status is what an agent is doing, as /agents shows it.
@@ -51,6 +57,8 @@ const (
 	BlockAnswer
 	// BlockTool is the compact line of a tool call.
 	BlockTool
+	// BlockNotice is the notification of a background task's end.
+	BlockNotice
 )
 
 // Block is one thing the chat shows in the transcript.
@@ -60,13 +68,16 @@ type Block struct {
 	Text    string
 }
 
-// TurnEventKind says what a TurnEvent reports.
-type TurnEventKind int
+// EventKind says what an Event reports.
+type EventKind int
 
-// Turn event kinds.
+// Event kinds.
 const (
+	// TurnStart begins an agent's turn; Wake is set when the endings of
+	// its background tasks woke it (a turn without new input).
+	TurnStart EventKind = iota
 	// TurnText carries the next piece of the answer in Text.
-	TurnText TurnEventKind = iota
+	TurnText
 	// TurnTool reports a tool call that started; Text is its compact line.
 	TurnTool
 	// TurnToolFailed reports a tool call that failed; Text says how.
@@ -74,16 +85,26 @@ const (
 	// TurnEnd ends the turn: Err is set when it failed, Cancelled when it
 	// was stopped.
 	TurnEnd
+	// TaskNotice: a background task of the agent ended; Text is the
+	// visible text of the notification its session received.
+	TaskNotice
+	// TasksChanged: the background tasks of the tree changed (launched,
+	// progressed, ended); Activity has the new state.
+	TasksChanged
+	// TaskOutput ends a wait for a task (/output --block): Text is the
+	// task's output, Err a failure, Cancelled a wait stopped by the user.
+	TaskOutput
 )
 
-// TurnEvent is something an agent's turn did. Events of one turn come in
-// order, from a goroutine of the chat.
-type TurnEvent struct {
+// Event is something an agent's turn, or a background task, did. Events
+// of one turn come in order, from a goroutine of the chat.
+type Event struct {
 	Session   string
-	Kind      TurnEventKind
+	Kind      EventKind
 	Text      string
 	Err       error
 	Cancelled bool
+	Wake      bool
 }
 
 // Reply is what a line typed into the chat did.
@@ -93,25 +114,31 @@ type Reply struct {
 	// Failed is set when the line was refused or could not be carried out
 	// (the blocks explain why).
 	Failed bool
-	// Quit is set when the chat should end.
-	Quit bool
-	turn *Turn
+	// Quit is set when the chat should end; Force when it should end at
+	// once, without asking about (or waiting for) background tasks.
+	Quit, Force bool
+	turn        *Turn
 }
 
-// Turn is an agent turn that a line asked for. It runs once Start is
-// called, so that the front end shows the reply's blocks first.
+// Turn is background work a line asked for: an agent turn, or a wait for
+// a task's end (/output --block). It runs once Start is called, so that
+// the front end shows the reply's blocks first.
 type Turn struct {
 	chat    *Chat
 	session string
-	input   sa.Message
+	input   []sa.Message // none for a wake
 	model   string
-	ctx     context.Context
-	cancel  context.CancelFunc
-	done    chan struct{}
-	once    sync.Once
+	wake    bool
+	// wait, when set, makes this a wait for a task rather than a turn of
+	// the agent: it returns the text to show.
+	wait   func(ctx context.Context) (string, error)
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+	once   sync.Once
 }
 
-// Session is the agent that runs the turn.
+// Session is the agent that runs the turn (or waits).
 func (t *Turn) Session() string { return t.session }
 
 // Turn returns the turn the line started, or nil.
@@ -119,7 +146,7 @@ func (r Reply) Turn() *Turn { return r.turn }
 
 // Start runs the turn in the background (once, however often it is
 // called) and returns a channel closed when it has ended, after its
-// TurnEnd event.
+// TurnEnd (or TaskOutput) event.
 func (t *Turn) Start() <-chan struct{} {
 	t.once.Do(func() { t.chat.turns.Go(t.run) })
 	return t.done
@@ -128,21 +155,26 @@ func (t *Turn) Start() <-chan struct{} {
 func (t *Turn) run() {
 	defer close(t.done)
 	defer t.cancel()
+	if t.wait != nil {
+		t.runWait()
+		return
+	}
 	c := t.chat
+	c.emit(Event{Session: t.session, Kind: TurnStart, Wake: t.wake})
 	onEvent := func(e agent.Event) {
 		switch e.Type {
 		case agent.EventTextDelta:
-			c.emit(TurnEvent{Session: t.session, Kind: TurnText, Text: e.Text})
+			c.emit(Event{Session: t.session, Kind: TurnText, Text: e.Text})
 		case agent.EventToolStart:
-			c.emit(TurnEvent{Session: t.session, Kind: TurnTool, Text: ToolLine(*e.Call)})
+			c.emit(Event{Session: t.session, Kind: TurnTool, Text: ToolLine(*e.Call)})
 		case agent.EventToolEnd:
 			if e.Result.IsError {
-				c.emit(TurnEvent{Session: t.session, Kind: TurnToolFailed, Text: ToolFailedLine(*e.Result)})
+				c.emit(Event{Session: t.session, Kind: TurnToolFailed, Text: ToolFailedLine(*e.Result)})
 			}
 		}
 	}
-	_, err := c.eng.Run(t.ctx, t.session, engine.TurnOptions{Model: t.model, OnEvent: onEvent}, t.input)
-	end := TurnEvent{Session: t.session, Kind: TurnEnd}
+	_, err := c.eng.Run(t.ctx, t.session, engine.TurnOptions{Model: t.model, OnEvent: onEvent}, t.input...)
+	end := Event{Session: t.session, Kind: TurnEnd, Wake: t.wake}
 	status := StatusIdle
 	switch {
 	case err != nil && t.ctx.Err() != nil:
@@ -151,11 +183,36 @@ func (t *Turn) run() {
 		end.Err, status = err, StatusFailed
 	}
 	c.mu.Lock()
-	if a := c.agents[t.session]; a != nil && a.turn == t {
+	a := c.agents[t.session]
+	wake := false
+	if a != nil && a.turn == t {
 		a.status, a.turn = status, nil
+		// Tasks that ended during the turn: look again now, unless the
+		// user stopped the turn (their next message shows them anyway).
+		wake, a.wakeDue = a.wakeDue && !end.Cancelled, false
 	}
 	c.mu.Unlock()
 	c.emit(end)
+	if wake {
+		c.maybeWake(c.base, t.session)
+	}
+}
+
+// runWait waits for a task, then reports what it found.
+func (t *Turn) runWait() {
+	c := t.chat
+	text, err := t.wait(t.ctx)
+	out := Event{Session: t.session, Kind: TaskOutput, Text: text}
+	switch {
+	case err != nil && t.ctx.Err() != nil:
+		out.Cancelled = true
+	case err != nil:
+		out.Err = err
+	}
+	c.mu.Lock()
+	delete(c.waits, t)
+	c.mu.Unlock()
+	c.emit(out)
 }
 
 // agentState is what the chat knows of one agent beyond the store.
@@ -163,43 +220,90 @@ type agentState struct {
 	status Status
 	turn   *Turn  // the running turn, if any
 	model  string // set by /model: the model of later turns
+	// killed: stopped by /kill; the endings of its tasks do not wake it
+	// (a message from the user brings it back).
+	killed bool
+	// wakeDue: a task ended while it was running a turn; when the turn
+	// ends, it is woken if it left the notification unanswered.
+	wakeDue bool
+	// waking serializes the decision to wake the agent, which reads the
+	// store (so it cannot hold the chat's lock).
+	waking sync.Mutex
 }
 
 // Options open a chat.
 type Options struct {
 	Engine *engine.Engine
+	// Tasks runs the background tasks the agents launch; Bus follows the
+	// store's changes, for the tasks' progress and notifications. The
+	// engine's TaskTools should be the manager's.
+	Tasks *tasks.Manager
+	Bus   *events.Bus
 	// Session is the agent to open, with its tree; when empty a new root
 	// session is created with Agent and Model.
 	Session string
 	Agent   string
 	// Model is the model of a new session, or a /model for the opened one.
 	Model string
+	// SettleLimit bounds how long piped input, once ended, waits for the
+	// background tasks and the turns they wake (default: the configured
+	// task timeout and a minute).
+	SettleLimit time.Duration
 }
 
-// Chat is one chat: a tree of agents, the one in view, and their turns.
-// Its methods are safe for concurrent use.
+// Chat is one chat: a tree of agents, the one in view, their turns and
+// their background tasks. Its methods are safe for concurrent use.
 type Chat struct {
-	eng   *engine.Engine
-	store sa.Store
-	base  context.Context
-	stop  context.CancelFunc
-	turns sync.WaitGroup
+	eng    *engine.Engine
+	store  sa.Store
+	tasks  *tasks.Manager
+	bus    *events.Bus
+	root   string // the root of the tree
+	settle time.Duration
+	base   context.Context
+	stop   context.CancelFunc
+	turns  sync.WaitGroup
 
 	mu       sync.Mutex
-	sink     func(TurnEvent)
+	sink     func(Event)
 	current  sa.Session
 	agents   map[string]*agentState
-	created  string // the root this chat created, removed at Close if unused
+	members  map[string]bool    // session → in the tree (a cache)
+	running  map[string]sa.Task // active tasks of the tree's agents
+	waits    map[*Turn]bool     // /output --block waits
+	created  string             // the root this chat created, removed at Close if unused
 	restored bool
+	closed   bool
+
+	follow follower
 }
 
 // Open starts a chat: on the session named, or on a new root session.
 func Open(ctx context.Context, opts Options) (*Chat, error) {
-	if opts.Engine == nil {
+	switch {
+	case opts.Engine == nil:
 		return nil, errors.New("repl: no engine")
+	case opts.Tasks == nil || opts.Bus == nil:
+		return nil, errors.New("repl: no task manager or event bus")
+	}
+	settle := opts.SettleLimit
+	if settle <= 0 {
+		settle = opts.Engine.Config.Tasks.Timeout.Duration + time.Minute
 	}
 	base, stop := context.WithCancel(ctx)
-	c := &Chat{eng: opts.Engine, store: opts.Engine.Store, base: base, stop: stop, agents: map[string]*agentState{}}
+	c := &Chat{
+		eng: opts.Engine, store: opts.Engine.Store, tasks: opts.Tasks, bus: opts.Bus, settle: settle,
+		base: base, stop: stop,
+		agents: map[string]*agentState{}, members: map[string]bool{}, running: map[string]sa.Task{}, waits: map[*Turn]bool{},
+	}
+	if err := c.open(ctx, opts); err != nil {
+		stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Chat) open(ctx context.Context, opts Options) error {
 	var err error
 	if opts.Session != "" {
 		c.current, err = c.store.Session(ctx, opts.Session)
@@ -209,16 +313,19 @@ func Open(ctx context.Context, opts Options) (*Chat, error) {
 		c.created = c.current.ID
 	}
 	if err != nil {
-		stop()
-		return nil, err
+		return err
 	}
+	root, err := rootOf(ctx, c.store, c.current.ID)
+	if err != nil {
+		return err
+	}
+	c.root = root.ID
 	if opts.Model != "" && opts.Session != "" {
 		if r := c.setModel(ctx, opts.Model); r.Failed {
-			stop()
-			return nil, errors.New(r.Blocks[0].Text)
+			return errors.New(r.Blocks[0].Text)
 		}
 	}
-	return c, nil
+	return c.startFollowing(ctx)
 }
 
 // newRoot creates the root session of a new chat, once its agent and
@@ -235,14 +342,15 @@ func (c *Chat) newRoot(ctx context.Context, agentName, model string) (sa.Session
 	return c.store.CreateSession(ctx, sa.NewSession{Agent: sess.Agent, Model: model})
 }
 
-// SetSink sets where turn events go. Call it before the first turn.
-func (c *Chat) SetSink(sink func(TurnEvent)) {
+// SetSink sets where events go. Call it before the first turn.
+func (c *Chat) SetSink(sink func(Event)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sink = sink
 }
 
-func (c *Chat) emit(e TurnEvent) {
+// emit hands an event to the sink. c.mu must not be held.
+func (c *Chat) emit(e Event) {
 	c.mu.Lock()
 	sink := c.sink
 	c.mu.Unlock()
@@ -258,21 +366,49 @@ func (c *Chat) Current() sa.Session {
 	return c.current
 }
 
-// Activity reports whether the agent in view is running a turn, and how
-// many other agents are.
-func (c *Chat) Activity() (current bool, others int) {
+// Activity is what is going on in a chat, for its status line.
+type Activity struct {
+	// Current: the agent in view runs a turn; Others: how many other
+	// agents do.
+	Current bool
+	Others  int
+	// Waiting: a /output --block waits for a task.
+	Waiting bool
+	// Tasks is how many background tasks of the tree's agents run (in any
+	// process), ToolCalls how many tool calls they made so far, and Task
+	// the description of the task when there is one.
+	Tasks     int
+	ToolCalls int
+	Task      string
+}
+
+// Busy reports whether anything is going on.
+func (a Activity) Busy() bool { return a.Current || a.Others > 0 || a.Waiting || a.Tasks > 0 }
+
+// Activity reports what the agents and their tasks are doing.
+func (c *Chat) Activity() Activity {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var act Activity
 	for id, a := range c.agents {
 		switch {
 		case a.turn == nil:
 		case id == c.current.ID:
-			current = true
+			act.Current = true
 		default:
-			others++
+			act.Others++
 		}
 	}
-	return current, others
+	act.Waiting = len(c.waits) > 0
+	for _, t := range c.running {
+		act.Tasks++
+		act.ToolCalls += t.Progress.ToolCalls
+		act.Task = t.Description
+	}
+	if act.Tasks != 1 {
+		act.Task = ""
+	}
+	return act
 }
 
 // Opening returns what the chat shows first: the header of the agent in
@@ -290,24 +426,31 @@ func (c *Chat) Opening(ctx context.Context) []Block {
 	return append(blocks, transcript(history, maxTranscript)...)
 }
 
-// Interrupt cancels the turn of the agent in view. It reports whether
-// there was one.
+// Interrupt cancels the turn of the agent in view or, with none, the
+// waits for tasks. It reports whether there was one.
 func (c *Chat) Interrupt() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	a := c.agents[c.current.ID]
-	if a == nil || a.turn == nil {
-		return false
+	if a := c.agents[c.current.ID]; a != nil && a.turn != nil {
+		a.turn.cancel()
+		return true
 	}
-	a.turn.cancel()
-	return true
+	for t := range c.waits {
+		t.cancel()
+	}
+	return len(c.waits) > 0
 }
 
-// Close cancels every running turn, waits for them to end, and removes
-// the session the chat created if nothing was ever said in it.
+// Close cancels every running turn and wait, stops following the tasks,
+// and removes the session the chat created if nothing was ever said in
+// it. Background tasks keep running: they belong to the task manager.
 func (c *Chat) Close() error {
+	c.mu.Lock()
+	c.closed = true // no turn starts from now on
+	c.mu.Unlock()
 	c.stop()
 	c.turns.Wait()
+	c.follow.wait()
 	if c.created == "" {
 		return nil
 	}
@@ -357,7 +500,7 @@ func (c *Chat) Submit(ctx context.Context, line string) Reply {
 	}
 	switch {
 	case in.Command != nil:
-		return in.Command.run(ctx, c, in.Args)
+		return in.Command.run(ctx, c, in)
 	case in.Message != "":
 		return c.send(ctx, in.Message)
 	}
@@ -376,10 +519,18 @@ func (c *Chat) send(ctx context.Context, text string) Reply {
 	if a.turn != nil {
 		return failed(busyText(cur))
 	}
+	a.killed = false // talked to again: it is back
+	return Reply{turn: c.startTurn(a, cur.ID, engine.UserMessage(text))}
+}
+
+// startTurn makes the turn an agent runs next (started by the caller, or
+// at once for a wake, which has no input). c.mu must be held.
+func (c *Chat) startTurn(a *agentState, id string, input ...sa.Message) *Turn {
 	turnCtx, cancel := context.WithCancel(c.base)
-	a.turn = &Turn{chat: c, session: cur.ID, input: engine.UserMessage(text), model: a.model, ctx: turnCtx, cancel: cancel, done: make(chan struct{})}
-	a.status = StatusWorking
-	return Reply{turn: a.turn}
+	t := &Turn{chat: c, session: id, input: input, model: a.model, wake: len(input) == 0,
+		ctx: turnCtx, cancel: cancel, done: make(chan struct{})}
+	a.turn, a.status = t, StatusWorking
+	return t
 }
 
 // busyText says that an agent is running a turn.
@@ -440,7 +591,7 @@ func transcript(history []sa.Message, limit int) []Block {
 			blocks = append(blocks, Block{Kind: BlockNote, Text: m.Text()})
 		case m.Kind == sa.KindNotification:
 			if t := m.Text(); t != "" {
-				blocks = append(blocks, Block{Kind: BlockNote, Text: t})
+				blocks = append(blocks, Block{Kind: BlockNotice, Text: t})
 			}
 		case m.Kind != sa.KindMessage && m.Kind != "":
 			// commands and clears are records, not conversation

@@ -17,6 +17,8 @@ const (
 	noArg argSpec = iota
 	optionalArg
 	requiredArg
+	// parsedArgs: options, words and a text, read by the command's syntax.
+	parsedArgs
 )
 
 // Command is a slash command.
@@ -24,10 +26,11 @@ type Command struct {
 	Name    string
 	Aliases []string
 	// Usage shows the argument, e.g. "ID" or "[prompt]".
-	Usage string
-	Help  string
-	arg   argSpec
-	run   func(ctx context.Context, c *Chat, args string) Reply
+	Usage  string
+	Help   string
+	arg    argSpec
+	syntax argSyntax // for parsedArgs
+	run    func(ctx context.Context, c *Chat, in Input) Reply
 }
 
 // Commands returns the slash commands, in the order /help lists them.
@@ -44,14 +47,38 @@ func Commands() []Command {
 		{Name: "parent", arg: noArg, run: cmdParent,
 			Help: "move to the agent this one was forked from"},
 		{Name: "kill", Usage: "ID", arg: requiredArg, run: cmdKill,
-			Help: "stop an agent and the agents forked from it (not the root)"},
+			Help: "stop an agent and the agents forked from it (not the root), with their background tasks"},
 		{Name: "model", Usage: "[provider/model]", arg: optionalArg, run: cmdModel,
 			Help: "show or change the model of the agent's later turns"},
+		withSyntax(Command{Name: "task", run: cmdTask,
+			Help: "launch a background task for the agent in view, run by the agent profile AGENT; --fork gives it this conversation, --desc names it"},
+			`[--fork] [--desc "text"] AGENT "prompt"`, map[string]bool{"fork": false, "desc": true}, 1, true),
+		{Name: "tasks", arg: noArg, run: cmdTasks,
+			Help: "list the background tasks of the agent in view, newest first"},
+		withSyntax(Command{Name: "output", run: cmdOutput,
+			Help: "show a task's result, or its progress while it runs; --block waits for its end (Ctrl+C stops waiting)"},
+			"[--block] ID", map[string]bool{"block": false}, 1, false),
+		withSyntax(Command{Name: "cancel", run: cmdCancel,
+			Help: "cancel a running task"}, "ID", nil, 1, false),
+		withSyntax(Command{Name: "resume", run: cmdResume,
+			Help: "send a follow-up to a completed task; it answers in the background"}, `ID "prompt"`, nil, 1, true),
 		{Name: "help", Aliases: []string{"?"}, arg: noArg, run: cmdHelp,
 			Help: "show this help"},
 		{Name: "exit", Aliases: []string{"quit"}, arg: noArg, run: cmdExit,
-			Help: "leave the chat (running turns are stopped)"},
+			Help: "leave the chat (running turns are stopped; with background tasks running it asks first)"},
+		{Name: "exit!", Aliases: []string{"quit!"}, arg: noArg, run: cmdExitNow,
+			Help: "leave at once, stopping the background tasks too"},
 	}
+}
+
+// withSyntax gives a command its argument syntax.
+func withSyntax(cmd Command, usage string, options map[string]bool, words int, text bool) Command {
+	cmd.Usage, cmd.arg = usage, parsedArgs
+	cmd.syntax = argSyntax{command: cmd.Name, usage: usage, options: options, words: words, text: text}
+	if _, ok := options["desc"]; ok {
+		cmd.syntax.aliases = map[string]string{"description": "desc"}
+	}
+	return cmd
 }
 
 // lookup finds a command by name or alias.
@@ -75,6 +102,7 @@ type Input struct {
 	Message string
 	Command *Command
 	Args    string
+	parsed  commandArgs
 }
 
 // ParseLine reads a line typed into the chat. A line that starts with /
@@ -101,6 +129,7 @@ func ParseLine(line string) (Input, error) {
 	if !ok {
 		return Input{}, fmt.Errorf("unknown command /%s: /help lists the commands (start a message with // to send a line beginning with /)", name)
 	}
+	in := Input{Command: &cmd, Args: args}
 	switch {
 	case cmd.arg == noArg && args != "":
 		return Input{}, fmt.Errorf("/%s takes no argument (got %q)", cmd.Name, args)
@@ -108,11 +137,18 @@ func ParseLine(line string) (Input, error) {
 		return Input{}, fmt.Errorf("/%s needs an argument: /%s %s", cmd.Name, cmd.Name, cmd.Usage)
 	case cmd.arg == requiredArg && strings.ContainsAny(args, " \t"):
 		return Input{}, fmt.Errorf("/%s takes one %s, not %q", cmd.Name, cmd.Usage, args)
+	case cmd.arg == parsedArgs:
+		parsed, err := cmd.syntax.parse(args)
+		if err != nil {
+			return Input{}, err
+		}
+		in.parsed = parsed
 	}
-	return Input{Command: &cmd, Args: args}, nil
+	return in, nil
 }
 
-func cmdFork(ctx context.Context, c *Chat, prompt string) Reply {
+func cmdFork(ctx context.Context, c *Chat, in Input) Reply {
+	prompt := in.Args
 	parent := c.Current()
 	model, err := c.idleModel(ctx, parent, "fork")
 	if err != nil {
@@ -127,6 +163,7 @@ func cmdFork(ctx context.Context, c *Chat, prompt string) Reply {
 	}
 	c.mu.Lock()
 	c.agents[child.ID] = &agentState{status: StatusIdle, model: model}
+	c.members[child.ID] = true
 	c.current = child
 	c.mu.Unlock()
 	r := Reply{Blocks: []Block{{Kind: BlockHeader, Session: child}, {Kind: BlockNote, Text: forkedFrom(parent)}}}
@@ -138,7 +175,7 @@ func cmdFork(ctx context.Context, c *Chat, prompt string) Reply {
 	return r
 }
 
-func cmdClear(ctx context.Context, c *Chat, _ string) Reply {
+func cmdClear(ctx context.Context, c *Chat, _ Input) Reply {
 	cur := c.Current()
 	model, err := c.idleModel(ctx, cur, "clear")
 	if err != nil {
@@ -170,7 +207,7 @@ func (c *Chat) idleModel(ctx context.Context, s sa.Session, doing string) (strin
 	return a.model, nil
 }
 
-func cmdAgents(ctx context.Context, c *Chat, _ string) Reply {
+func cmdAgents(ctx context.Context, c *Chat, _ Input) Reply {
 	cur := c.Current()
 	root, err := treeOf(ctx, c.store, cur.ID)
 	if err != nil {
@@ -227,8 +264,8 @@ func (c *Chat) moveTo(s sa.Session) Reply {
 	return r
 }
 
-func cmdSwitch(ctx context.Context, c *Chat, ref string) Reply {
-	n, err := c.inTree(ctx, ref)
+func cmdSwitch(ctx context.Context, c *Chat, in Input) Reply {
+	n, err := c.inTree(ctx, in.Args)
 	if err != nil {
 		return failed(err.Error())
 	}
@@ -238,7 +275,7 @@ func cmdSwitch(ctx context.Context, c *Chat, ref string) Reply {
 	return c.moveTo(n.session)
 }
 
-func cmdParent(ctx context.Context, c *Chat, _ string) Reply {
+func cmdParent(ctx context.Context, c *Chat, _ Input) Reply {
 	cur := c.Current()
 	root, err := treeOf(ctx, c.store, cur.ID)
 	if err != nil {
@@ -251,8 +288,8 @@ func cmdParent(ctx context.Context, c *Chat, _ string) Reply {
 	return c.moveTo(n.parent.session)
 }
 
-func cmdKill(ctx context.Context, c *Chat, ref string) Reply {
-	n, err := c.inTree(ctx, ref)
+func cmdKill(ctx context.Context, c *Chat, in Input) Reply {
+	n, err := c.inTree(ctx, in.Args)
 	if err != nil {
 		return failed(err.Error())
 	}
@@ -261,10 +298,12 @@ func cmdKill(ctx context.Context, c *Chat, ref string) Reply {
 	}
 	cur := c.Current()
 	var stopped, cancelled int
+	var killed []string
 	inView := false
 	c.mu.Lock()
 	n.walk(func(d *node) {
 		stopped++
+		killed = append(killed, d.session.ID)
 		inView = inView || d.session.ID == cur.ID
 		a := c.agents[d.session.ID]
 		if a == nil {
@@ -275,20 +314,31 @@ func cmdKill(ctx context.Context, c *Chat, ref string) Reply {
 			a.turn.cancel()
 			cancelled++
 		}
-		a.status = StatusStopped
+		a.status, a.killed, a.wakeDue = StatusStopped, true, false
 	})
 	c.mu.Unlock()
+	tasksCancelled, err := c.cancelTasks(ctx, killed)
 	text := "Stopped " + sa.ShortID(n.session.ID)
 	if stopped > 1 {
 		text += " and " + plural(stopped-1, "agent") + " forked from it"
 	}
-	switch cancelled {
-	case 0:
-		text += " (no turn was running)."
-	default:
-		text += " (" + plural(cancelled, "running turn") + " cancelled)."
+	var what []string
+	if cancelled > 0 {
+		what = append(what, plural(cancelled, "running turn"))
+	}
+	if tasksCancelled > 0 {
+		what = append(what, plural(tasksCancelled, "background task"))
+	}
+	if len(what) == 0 {
+		text += " (no turn or task was running)."
+	} else {
+		text += " (" + strings.Join(what, " and ") + " cancelled)."
 	}
 	r := note("%s", text)
+	if err != nil {
+		r.Blocks = append(r.Blocks, Block{Kind: BlockError, Text: fmt.Sprintf("cannot cancel the background tasks of the stopped agents: %v", err)})
+		r.Failed = true
+	}
 	if inView {
 		moved := c.moveTo(n.parent.session)
 		r.Blocks = append(r.Blocks, moved.Blocks...)
@@ -296,7 +346,8 @@ func cmdKill(ctx context.Context, c *Chat, ref string) Reply {
 	return r
 }
 
-func cmdModel(ctx context.Context, c *Chat, model string) Reply {
+func cmdModel(ctx context.Context, c *Chat, in Input) Reply {
+	model := in.Args
 	if model == "" {
 		cur := c.Current()
 		a, err := c.state(ctx, cur.ID)
@@ -338,7 +389,11 @@ func (c *Chat) setModel(ctx context.Context, model string) Reply {
 	return note("%s uses %s from its next turn.", sa.ShortID(cur.ID), model)
 }
 
-func cmdHelp(context.Context, *Chat, string) Reply {
+// helpColumn is the width of the command column of /help; longer usages
+// put their explanation on the next line.
+const helpColumn = 26
+
+func cmdHelp(context.Context, *Chat, Input) Reply {
 	var b strings.Builder
 	b.WriteString("Type a message to talk to the agent in view, or a command:\n")
 	for _, cmd := range Commands() {
@@ -346,14 +401,24 @@ func cmdHelp(context.Context, *Chat, string) Reply {
 		if cmd.Usage != "" {
 			name += " " + cmd.Usage
 		}
-		fmt.Fprintf(&b, "  %-24s %s\n", name, cmd.Help)
+		if len(name) > helpColumn {
+			name += "\n  " + strings.Repeat(" ", helpColumn)
+		}
+		fmt.Fprintf(&b, "  %-*s %s\n", helpColumn, name, cmd.Help)
 	}
+	b.WriteString(`Quoting: a prompt is the rest of the line as typed, or one "quoted string" (with \" and \\ inside);
+--desc takes one word or a "quoted text". IDs may be shortened to a unique prefix of 4+ characters.
+Background tasks show in the status line; their notifications appear here when they end, and an idle
+agent is woken to answer them once all its tasks have ended.
+`)
 	b.WriteString("Keys: Enter sends; ↑/↓ go through the lines typed before; Tab completes a command;\n" +
-		"Esc or Ctrl+C stops the running turn; Ctrl+C twice at an empty prompt, or Ctrl+D, leaves.")
+		"Esc or Ctrl+C stops the running turn (or a wait); Ctrl+C twice at an empty prompt, or Ctrl+D, leaves.")
 	return note("%s", b.String())
 }
 
-func cmdExit(context.Context, *Chat, string) Reply { return Reply{Quit: true} }
+func cmdExit(context.Context, *Chat, Input) Reply { return Reply{Quit: true} }
+
+func cmdExitNow(context.Context, *Chat, Input) Reply { return Reply{Quit: true, Force: true} }
 
 // plural says "1 agent" or "2 agents".
 func plural(n int, noun string) string {

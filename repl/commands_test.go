@@ -3,6 +3,7 @@ package repl
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 
@@ -16,6 +17,10 @@ func TestParseLine(t *testing.T) {
 		command string
 		args    string
 		err     string
+		// what the commands with a syntax (the task commands) read
+		options map[string]string
+		words   []string
+		text    string
 	}{
 		{line: "", message: ""},
 		{line: "   \t ", message: ""},
@@ -37,6 +42,44 @@ func TestParseLine(t *testing.T) {
 		{line: "/switch", err: "/switch needs an argument: /switch ID"},
 		{line: "/kill", err: "/kill needs an argument: /kill ID"},
 		{line: "/kill abcd efgh", err: `/kill takes one ID, not "abcd efgh"`},
+
+		{line: "/task general find the port", command: "task", args: `general find the port`, words: []string{"general"}, text: "find the port"},
+		{line: `/task general "find the port"`, command: "task", args: `general "find the port"`, words: []string{"general"}, text: "find the port"},
+		{line: `/task general 'say "hi"'`, command: "task", args: `general 'say "hi"'`, words: []string{"general"}, text: `say "hi"`},
+		{line: `/task general "say \"hi\" \\ bye"`, command: "task", args: `general "say \"hi\" \\ bye"`, words: []string{"general"}, text: `say "hi" \ bye`},
+		{line: "/task general what's up? it's \"fine\"", command: "task", args: "general what's up? it's \"fine\"", words: []string{"general"}, text: `what's up? it's "fine"`},
+		{line: "/task --fork explore where is it?", command: "task", args: `--fork explore where is it?`, options: map[string]string{"fork": ""}, words: []string{"explore"}, text: "where is it?"},
+		{line: `/task --desc "port hunt" --fork explore "where?"`, command: "task", args: `--desc "port hunt" --fork explore "where?"`, options: map[string]string{"fork": "", "desc": "port hunt"}, words: []string{"explore"}, text: "where?"},
+		{line: `/task --desc=hunt general go`, command: "task", args: `--desc=hunt general go`, options: map[string]string{"desc": "hunt"}, words: []string{"general"}, text: "go"},
+		{line: `/task --description hunt general go`, command: "task", args: `--description hunt general go`, options: map[string]string{"desc": "hunt"}, words: []string{"general"}, text: "go"},
+		{line: "/task   general    spaced   out  ", command: "task", args: `general    spaced   out`, words: []string{"general"}, text: "spaced   out"},
+		{line: "/output abcd", command: "output", args: `abcd`, words: []string{"abcd"}},
+		{line: "/output --block abcd...", command: "output", args: `--block abcd...`, options: map[string]string{"block": ""}, words: []string{"abcd..."}},
+		{line: "/cancel abcdef", command: "cancel", args: `abcdef`, words: []string{"abcdef"}},
+		{line: `/resume abcd "and now?"`, command: "resume", args: `abcd "and now?"`, words: []string{"abcd"}, text: "and now?"},
+		{line: "/resume abcd and now?", command: "resume", args: `abcd and now?`, words: []string{"abcd"}, text: "and now?"},
+		{line: "/tasks", command: "tasks"},
+
+		{line: "/task", err: `/task: missing AGENT (usage: /task [--fork] [--desc "text"] AGENT "prompt")`},
+		{line: "/task general", err: `/task: missing "prompt"`},
+		{line: `/task general ""`, err: "the quoted text is empty"},
+		{line: `/task general "unfinished`, err: "no closing \": quote the whole text"},
+		{line: `/task general "one" two`, err: "text after the closing quote"},
+		{line: `/task "general" go`, command: "task", args: `"general" go`, words: []string{"general"}, text: "go"},
+		{line: `/task --desc "unfinished general go`, err: "no closing \""},
+		{line: `/task --desc "x"y general go`, err: "a closing quote must end a word"},
+		{line: "/task --desc", err: "--desc needs a value"},
+		{line: `/task --desc "" general go`, err: "--desc needs a value"},
+		{line: "/task --fork=yes general go", err: "--fork takes no value"},
+		{line: "/task --forks general go", err: "unknown option --forks"},
+		{line: "/task general --fork go", err: "options go before AGENT"},
+		{line: "/output", err: "/output: missing ID (usage: /output [--block] ID)"},
+		{line: "/output --wait abcd", err: "unknown option --wait"},
+		{line: "/output abcd efgh", err: `unexpected "efgh"`},
+		{line: "/cancel", err: "/cancel: missing ID"},
+		{line: "/resume abcd", err: `/resume: missing "prompt"`},
+		{line: "/tasks all", err: "/tasks takes no argument"},
+		{line: "/exit! now", err: "/exit! takes no argument"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {
@@ -59,6 +102,10 @@ func TestParseLine(t *testing.T) {
 			}
 			if in.Message != tt.message || name != tt.command || in.Args != tt.args {
 				t.Fatalf("ParseLine(%q) = message %q, command %q, args %q", tt.line, in.Message, name, in.Args)
+			}
+			got := in.parsed
+			if !maps.Equal(got.options, tt.options) || strings.Join(got.words, "|") != strings.Join(tt.words, "|") || got.text != tt.text {
+				t.Fatalf("ParseLine(%q) read %+v, want options %v words %v text %q", tt.line, got, tt.options, tt.words, tt.text)
 			}
 		})
 	}
@@ -138,7 +185,7 @@ func TestForkWithPrompt(t *testing.T) {
 
 // startSleep starts a turn that runs "sleep 30" and waits until the tool
 // runs.
-func startSleep(t *testing.T, c *Chat, e *events) *Turn {
+func startSleep(t *testing.T, c *Chat, e *eventLog) *Turn {
 	t.Helper()
 	r := c.Submit(context.Background(), "please sleep")
 	turn := r.Turn()
@@ -146,26 +193,18 @@ func startSleep(t *testing.T, c *Chat, e *events) *Turn {
 		t.Fatalf("no turn: %s", blockText(r))
 	}
 	turn.Start()
-	for ev := range e.ch {
-		if ev.Kind == TurnTool {
-			if ev.Text != "→ bash sleep 30" {
-				t.Fatalf("tool line %q", ev.Text)
-			}
-			return turn
-		}
+	ev := e.until(t, func(ev Event) bool { return ev.Kind == TurnTool })
+	if last := ev[len(ev)-1]; last.Text != "→ bash sleep 30" {
+		t.Fatalf("tool line %q", last.Text)
 	}
-	return nil
+	return turn
 }
 
 // waitEnd waits for a turn's end event.
-func waitEnd(t *testing.T, e *events, session string) TurnEvent {
+func waitEnd(t *testing.T, e *eventLog, session string) Event {
 	t.Helper()
-	for ev := range e.ch {
-		if ev.Kind == TurnEnd && ev.Session == session {
-			return ev
-		}
-	}
-	return TurnEvent{}
+	ev := e.until(t, func(ev Event) bool { return ev.Kind == TurnEnd && ev.Session == session })
+	return ev[len(ev)-1]
 }
 
 func TestBusyAgentRefusesWhatNeedsItIdle(t *testing.T) {
@@ -177,7 +216,7 @@ func TestBusyAgentRefusesWhatNeedsItIdle(t *testing.T) {
 	for _, line := range []string{"/fork", "/clear", "What is 2+2?"} {
 		mustFail(t, c, line, id+" is still working")
 	}
-	if current, _ := c.Activity(); !current {
+	if !c.Activity().Current {
 		t.Fatal("Activity does not show the running turn")
 	}
 	if got := blockText(mustSubmit(t, c, "/agents")); !strings.Contains(got, "working ← current") {
@@ -384,7 +423,7 @@ func TestTurnErrorIsReported(t *testing.T) {
 func TestCloseRemovesAnUnusedSession(t *testing.T) {
 	eng := testEngine(t, t.TempDir())
 	ctx := context.Background()
-	unused, err := Open(ctx, Options{Engine: eng})
+	unused, err := Open(ctx, eng.options(""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,13 +446,18 @@ func TestCloseRemovesAnUnusedSession(t *testing.T) {
 func TestOpenErrors(t *testing.T) {
 	eng := testEngine(t, t.TempDir())
 	ctx := context.Background()
-	if _, err := Open(ctx, Options{Engine: eng, Agent: "nobody"}); err == nil || !strings.Contains(err.Error(), "unknown agent") {
+	opts := eng.options("")
+	opts.Agent = "nobody"
+	if _, err := Open(ctx, opts); err == nil || !strings.Contains(err.Error(), "unknown agent") {
 		t.Fatalf("Open with an unknown agent: %v", err)
 	}
-	if _, err := Open(ctx, Options{Engine: eng, Session: "0000000000000000"}); !errors.Is(err, sa.ErrNotFound) {
+	if _, err := Open(ctx, eng.options("0000000000000000")); !errors.Is(err, sa.ErrNotFound) {
 		t.Fatalf("Open of a missing session: %v", err)
 	}
 	if _, err := Open(ctx, Options{}); err == nil {
 		t.Fatal("Open without an engine worked")
+	}
+	if _, err := Open(ctx, Options{Engine: eng.Engine}); err == nil || !strings.Contains(err.Error(), "no task manager") {
+		t.Fatalf("Open without a task manager: %v", err)
 	}
 }

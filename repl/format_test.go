@@ -164,7 +164,9 @@ func TestHistoryIsBounded(t *testing.T) {
 }
 
 func FuzzParseLine(f *testing.F) {
-	for _, s := range []string{"", "hi", "/fork", "/fork x y", "//x", "/switch abc123...", "/kill a b", "/", "/ ", "/model a/b", "\x00/\xff"} {
+	for _, s := range []string{"", "hi", "/fork", "/fork x y", "//x", "/switch abc123...", "/kill a b", "/", "/ ", "/model a/b", "\x00/\xff",
+		"/task general go", `/task --desc "a b" --fork general "p \" q"`, `/task general "x`, "/output --block abcd",
+		`/resume abcd 'x'`, "/task --desc=", "/task --desc \"\x00", `/task general "a" b`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
@@ -180,6 +182,11 @@ func FuzzParseLine(f *testing.F) {
 		}
 		if in.Command == nil && in.Args != "" {
 			t.Fatalf("%q has arguments but no command", line)
+		}
+		if cmd := in.Command; cmd != nil && cmd.arg == parsedArgs {
+			if len(in.parsed.words) != cmd.syntax.words || cmd.syntax.text && strings.TrimSpace(in.parsed.text) == "" {
+				t.Fatalf("%q parsed to %+v", line, in.parsed)
+			}
 		}
 	})
 }

@@ -5,25 +5,43 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/superagents/superagents/agents"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/internal/termtest"
 	"github.com/superagents/superagents/sqlite"
+	"github.com/superagents/superagents/tasks"
 )
 
-// testEngine builds an engine over a real store in dataDir and a real
-// workspace, with the offline model and the sleep script.
-func testEngine(t testing.TB, dataDir string) *engine.Engine {
+// rig is a chat's world for tests: an engine over a real store in a
+// data directory and a real workspace, with the offline model and the
+// chat script, the event bus and the task manager.
+type rig struct {
+	*engine.Engine
+	tasks *tasks.Manager
+	bus   *events.Bus
+	ws    string
+}
+
+// testEngine builds a rig on the offline model.
+func testEngine(t testing.TB, dataDir string) *rig {
 	t.Helper()
-	ws := t.TempDir()
 	script := filepath.Join(t.TempDir(), "script.toml")
 	if err := os.WriteFile(script, []byte(termtest.OfflineScript), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{config.EnvOfflineScript: script}
+	return testRig(t, dataDir, map[string]string{config.EnvOfflineScript: script})
+}
+
+// testRig builds a rig whose configuration sees env as its environment.
+func testRig(t testing.TB, dataDir string, env map[string]string) *rig {
+	t.Helper()
+	ws := t.TempDir()
 	cfg, err := config.Load(config.Options{Workspace: ws, UserDir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
 		v, ok := env[k]
 		return v, ok
@@ -31,7 +49,8 @@ func testEngine(t testing.TB, dataDir string) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := sqlite.OpenDir(context.Background(), dataDir)
+	ctx := context.Background()
+	st, err := sqlite.OpenDir(ctx, dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,14 +61,45 @@ func testEngine(t testing.TB, dataDir string) *engine.Engine {
 		t.Fatalf("engine: %v %v", err, problems)
 	}
 	t.Cleanup(func() { eng.Close() })
-	return eng
+	bus, err := events.New(ctx, st, events.Options{PollInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(bus.Close)
+	mgr, err := tasks.New(ctx, tasks.Options{Store: st, Engine: eng, Bus: bus, Limits: cfg.Tasks, Fork: cfg.Fork})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := mgr.Close(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	eng.TaskTools = mgr.ToolsFor
+	return &rig{Engine: eng, tasks: mgr, bus: bus, ws: ws}
+}
+
+// options are the options of a chat on the rig.
+func (r *rig) options(session string) Options {
+	return Options{Engine: r.Engine, Tasks: r.tasks, Bus: r.bus, Session: session}
+}
+
+// release lets the tasks waiting for release go on (see termtest's
+// script).
+func (r *rig) release(t testing.TB) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(r.ws, "release"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // openChat opens a chat (a new one when session is "") and closes it at
 // the end of the test.
-func openChat(t testing.TB, eng *engine.Engine, session string) *Chat {
+func openChat(t testing.TB, r *rig, session string) *Chat {
 	t.Helper()
-	c, err := Open(context.Background(), Options{Engine: eng, Session: session})
+	c, err := Open(context.Background(), r.options(session))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,30 +111,80 @@ func openChat(t testing.TB, eng *engine.Engine, session string) *Chat {
 	return c
 }
 
-// events collects a chat's turn events.
-type events struct {
-	ch chan TurnEvent
+// eventLog collects a chat's events, however many come, in order.
+type eventLog struct {
+	mu     sync.Mutex
+	queue  []Event
+	signal chan struct{}
 }
 
-func collect(c *Chat) *events {
-	e := &events{ch: make(chan TurnEvent, 1000)}
-	c.SetSink(func(ev TurnEvent) { e.ch <- ev })
-	return e
+func newEventLog() *eventLog { return &eventLog{signal: make(chan struct{}, 1)} }
+
+func (l *eventLog) add(e Event) {
+	l.mu.Lock()
+	l.queue = append(l.queue, e)
+	l.mu.Unlock()
+	select {
+	case l.signal <- struct{}{}:
+	default:
+	}
+}
+
+// next returns the next event. A test that waits a minute for one has
+// hung: it fails rather than wait forever.
+func (l *eventLog) next(t testing.TB) Event {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		l.mu.Lock()
+		if len(l.queue) > 0 {
+			e := l.queue[0]
+			l.queue = l.queue[1:]
+			l.mu.Unlock()
+			return e
+		}
+		l.mu.Unlock()
+		select {
+		case <-l.signal:
+		case <-timeout:
+			t.Fatal("no event from the chat for a minute")
+		}
+	}
+}
+
+// until returns the events up to the first that matches, that one
+// included.
+func (l *eventLog) until(t testing.TB, match func(Event) bool) []Event {
+	t.Helper()
+	var seen []Event
+	for {
+		e := l.next(t)
+		seen = append(seen, e)
+		if match(e) {
+			return seen
+		}
+	}
+}
+
+func collect(c *Chat) *eventLog {
+	l := newEventLog()
+	c.SetSink(l.add)
+	return l
 }
 
 // submit sends a line; a turn it starts runs to its end, whose event it
 // returns with the text streamed.
-func submit(t *testing.T, c *Chat, e *events, line string) (Reply, string, TurnEvent) {
+func submit(t *testing.T, c *Chat, e *eventLog, line string) (Reply, string, Event) {
 	t.Helper()
 	r := c.Submit(context.Background(), line)
 	turn := r.Turn()
 	if turn == nil {
-		return r, "", TurnEvent{}
+		return r, "", Event{}
 	}
 	<-turn.Start()
 	var text strings.Builder
 	for {
-		ev := <-e.ch
+		ev := e.next(t)
 		switch ev.Kind {
 		case TurnText:
 			text.WriteString(ev.Text)
@@ -95,7 +195,7 @@ func submit(t *testing.T, c *Chat, e *events, line string) (Reply, string, TurnE
 }
 
 // ask sends a message and returns the answer, failing on anything else.
-func ask(t *testing.T, c *Chat, e *events, line string) string {
+func ask(t *testing.T, c *Chat, e *eventLog, line string) string {
 	t.Helper()
 	r, text, end := submit(t, c, e, line)
 	if r.Failed || r.Turn() == nil || end.Err != nil || end.Cancelled {

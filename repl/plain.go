@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,58 +21,31 @@ var ErrInterrupted = errors.New("interrupted")
 // transcript to out, without escape codes, for scripts: the header of the
 // agent in view, then for every line "> " and the line, then what it did.
 // A message waits for the agent's answer before the next line is read.
-// It returns an error when a line failed; the transcript says why.
+// Background tasks' notifications, and the turns they wake, are printed
+// between lines as they come. Once the input ends (or at /exit), it waits
+// for the running tasks and the turns they wake, within the chat's settle
+// limit; /exit! does not wait. It returns an error when a line failed;
+// the transcript says why.
 func RunPlain(ctx context.Context, c *Chat, in io.Reader, out io.Writer) error {
-	var (
-		mu       sync.Mutex // the transcript is written from turns too
-		w        = &writer{out: out, style: plainStyle{}}
-		failures int
-	)
-	c.SetSink(func(e TurnEvent) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e.Kind {
-		case TurnText:
-			w.text(e.Text)
-		case TurnTool, TurnToolFailed:
-			w.toolLine(e.Text)
-		case TurnEnd:
-			w.end(e)
-			if e.Err != nil {
-				failures++
-			}
-		}
-	})
-	mu.Lock()
-	for _, b := range c.Opening(ctx) {
-		w.block(b)
-	}
-	mu.Unlock()
+	p := &plainPrinter{chat: c, w: &writer{out: out, style: plainStyle{}}, turns: map[string]*turnTranscript{}}
+	c.SetSink(p.event)
+	defer c.SetSink(nil)
+	p.print(c.Opening(ctx)...)
 
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
 	lines, readErr := readLines(readCtx, in)
+	force := false
 	for line := range lines {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		mu.Lock()
-		w.block(Block{Kind: BlockUser, Text: strings.TrimSpace(line)})
-		reply := c.Submit(ctx, line)
-		for _, b := range reply.Blocks {
-			w.block(b)
-		}
-		if reply.Failed {
-			failures++
-		}
-		mu.Unlock()
-		if t := reply.Turn(); t != nil {
-			<-t.Start()
-		}
+		reply := p.handle(ctx, line)
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
 		if reply.Quit {
+			force = reply.Force
 			break
 		}
 	}
@@ -81,12 +55,171 @@ func RunPlain(ctx context.Context, c *Chat, in io.Reader, out io.Writer) error {
 	if err := readErr(); err != nil {
 		return fmt.Errorf("read the chat's input: %w", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if failures > 0 {
-		return fmt.Errorf("%s of the chat failed (the transcript says why)", plural(failures, "line"))
+	if !force {
+		if err := p.settle(ctx); err != nil {
+			return err
+		}
+	}
+	if n := p.failed(); n > 0 {
+		return fmt.Errorf("%s of the chat failed (the transcript says why)", plural(n, "line"))
 	}
 	return nil
+}
+
+// plainPrinter writes the piped transcript. A turn's transcript is
+// printed whole when the turn ends, so that turns running at once (an
+// agent woken by its tasks while another answers) never mix; and while a
+// line is handled, what else happens waits until its output is complete.
+type plainPrinter struct {
+	chat *Chat
+
+	mu       sync.Mutex
+	w        *writer
+	turns    map[string]*turnTranscript // by agent
+	line     string                     // the agent whose turn the current line runs
+	holding  bool                       // a line is being handled
+	held     []string                   // output waiting for the line to end
+	failures int
+}
+
+// turnTranscript is a running turn's transcript, kept until it ends.
+type turnTranscript struct {
+	buf bytes.Buffer
+	w   *writer
+}
+
+// handle prints a line, carries it out and waits for the turn it starts.
+func (p *plainPrinter) handle(ctx context.Context, line string) Reply {
+	p.mu.Lock()
+	p.holding = true
+	p.w.block(Block{Kind: BlockUser, Text: strings.TrimSpace(line)})
+	p.mu.Unlock()
+	reply := p.chat.Submit(ctx, line)
+	p.mu.Lock()
+	for _, b := range reply.Blocks {
+		p.w.block(b)
+	}
+	if reply.Failed {
+		p.failures++
+	}
+	if t := reply.Turn(); t != nil {
+		p.line = t.Session()
+	}
+	p.mu.Unlock()
+	if t := reply.Turn(); t != nil {
+		<-t.Start()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.holding, p.line = false, ""
+	for _, s := range p.held {
+		p.w.chunk(s)
+	}
+	p.held = nil
+	return reply
+}
+
+func (p *plainPrinter) print(blocks ...Block) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, b := range blocks {
+		p.w.block(b)
+	}
+}
+
+func (p *plainPrinter) failed() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.failures
+}
+
+// event takes the chat's events.
+func (p *plainPrinter) event(e Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e.Kind {
+	case TurnStart:
+		t := &turnTranscript{}
+		t.w = &writer{out: &t.buf, style: plainStyle{}}
+		p.turns[e.Session] = t
+	case TurnText:
+		if t := p.turns[e.Session]; t != nil {
+			t.w.text(e.Text)
+		}
+	case TurnTool, TurnToolFailed:
+		if t := p.turns[e.Session]; t != nil {
+			t.w.toolLine(e.Text)
+		}
+	case TurnEnd:
+		if e.Err != nil {
+			p.failures++
+		}
+		t := p.turns[e.Session]
+		if t == nil {
+			return
+		}
+		delete(p.turns, e.Session)
+		t.w.end(e)
+		text := t.buf.String()
+		if e.Session != p.chat.Current().ID {
+			text = agentLabel(e.Session) + ":\n" + text
+		}
+		p.output(text, e.Session == p.line && !e.Wake)
+	case TaskNotice:
+		p.output(render(Block{Kind: BlockNotice, Text: noticeText(e, p.chat.Current().ID)}), false)
+	case TaskOutput:
+		b := waitResult(e)
+		if b.Kind == BlockError {
+			p.failures++
+		}
+		p.w.block(b)
+	}
+}
+
+// output prints a finished piece of transcript, or keeps it until the
+// line being handled is done (unless it is that line's own).
+func (p *plainPrinter) output(text string, ownLine bool) {
+	if p.holding && !ownLine {
+		p.held = append(p.held, text)
+		return
+	}
+	p.w.chunk(text)
+}
+
+// render lays a block out on its own.
+func render(b Block) string {
+	var buf bytes.Buffer
+	(&writer{out: &buf, style: plainStyle{}}).block(b)
+	return buf.String()
+}
+
+// settle waits, once the input has ended, for the background tasks and
+// the turns they wake, so that a script sees their notifications.
+func (p *plainPrinter) settle(ctx context.Context) error {
+	c := p.chat
+	if n := c.RunningTasks(); n > 0 {
+		p.print(Block{Kind: BlockNote, Text: fmt.Sprintf("Waiting for %s to end…", plural(n, "background task"))})
+	}
+	limited, cancel := context.WithTimeout(ctx, c.settle)
+	defer cancel()
+	err := c.Settle(limited)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ErrInterrupted
+	case errors.Is(err, context.DeadlineExceeded):
+		msg := fmt.Sprintf("gave up waiting for the background tasks after %s", c.settle)
+		if warning := c.QuitWarning(); warning != "" {
+			msg += ": " + strings.ToLower(warning[:1]) + warning[1:]
+		}
+		p.print(Block{Kind: BlockError, Text: msg})
+		p.mu.Lock()
+		p.failures++
+		p.mu.Unlock()
+		return nil
+	}
+	return fmt.Errorf("wait for the background tasks: %w", err)
 }
 
 // readLines reads lines in the background, so that a chat waiting for

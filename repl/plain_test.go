@@ -6,7 +6,11 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	sa "github.com/superagents/superagents"
 
 	"github.com/superagents/superagents/internal/golden"
 	"github.com/superagents/superagents/internal/termtest"
@@ -115,4 +119,158 @@ func TestPlainInterrupted(t *testing.T) {
 		t.Fatalf("RunPlain after cancel = %v, want ErrInterrupted", err)
 	}
 	w.Close()
+}
+
+// syncBuffer is an output that a test reads while RunPlain writes it.
+type syncBuffer struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	signal chan struct{}
+}
+
+func newSyncBuffer() *syncBuffer { return &syncBuffer{signal: make(chan struct{}, 1)} }
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	defer func() {
+		select {
+		case b.signal <- struct{}{}:
+		default:
+		}
+	}()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor waits until the output holds text; a minute without it means
+// the test hung.
+func (b *syncBuffer) waitFor(t *testing.T, text string) {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for !strings.Contains(b.String(), text) {
+		select {
+		case <-b.signal:
+		case <-timeout:
+			t.Fatalf("no %q in the output:\n%s", text, b.String())
+		}
+	}
+}
+
+// pipedChat runs a piped chat whose input the test writes line by line.
+type pipedChat struct {
+	in   *io.PipeWriter
+	out  *syncBuffer
+	done chan error
+}
+
+func startPlain(t *testing.T, c *Chat) *pipedChat {
+	t.Helper()
+	r, w := io.Pipe()
+	p := &pipedChat{in: w, out: newSyncBuffer(), done: make(chan error, 1)}
+	go func() { p.done <- RunPlain(context.Background(), c, r, p.out) }()
+	t.Cleanup(func() { w.Close() })
+	return p
+}
+
+func (p *pipedChat) line(t *testing.T, text string) {
+	t.Helper()
+	if _, err := io.WriteString(p.in, text+"\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// end closes the input and returns what RunPlain returned.
+func (p *pipedChat) end() error {
+	p.in.Close()
+	return <-p.done
+}
+
+// TestPlainWaitsForTasks: when the input ends, the piped chat waits for
+// the task, prints its notification, and the turn it wakes.
+func TestPlainWaitsForTasks(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	p := startPlain(t, openChat(t, eng, ""))
+	p.line(t, "please delegate the sum")
+	p.out.waitFor(t, "Launched.\n\n")
+	p.in.Close()
+	p.out.waitFor(t, "Waiting for 1 background task to end…")
+	eng.release(t)
+	if err := <-p.done; err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "tasks.golden", []byte(termtest.NormalizeDurations(termtest.NormalizeIDs(p.out.String()))))
+}
+
+// TestPlainNoticeOutOfView: the notification of an agent out of view, and
+// the turn it wakes, name the agent.
+func TestPlainNoticeOutOfView(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	c := openChat(t, eng, "")
+	p := startPlain(t, c)
+	p.line(t, "/fork")
+	p.line(t, "please delegate the sum")
+	p.line(t, "/parent")
+	p.out.waitFor(t, "> /parent")
+	child := c.agentIDs()
+	eng.release(t)
+	if err := p.end(); err != nil {
+		t.Fatal(err)
+	}
+	out := p.out.String()
+	var label string
+	for _, id := range child {
+		if id != c.Current().ID {
+			label = "agent [" + sa.ShortID(id) + "]"
+		}
+	}
+	for _, want := range []string{
+		label + `: ✓ Agent "add" finished in `,
+		label + ":\nNoted: ✓ Agent \"add\" finished in ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, out)
+		}
+	}
+	if i, j := strings.Index(out, label+": ✓"), strings.Index(out, label+":\nNoted"); i < 0 || j < i {
+		t.Errorf("the wake is printed before the notification:\n%s", out)
+	}
+}
+
+// TestPlainExit: /exit waits for the tasks like the end of input, within
+// the settle limit; /exit! does not wait.
+func TestPlainExit(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	opts := eng.options("")
+	opts.SettleLimit = 200 * time.Millisecond
+	c, err := Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	out, err := runPlain(t, c, "please delegate the sum\n/exit\nWhat is 2+2?\n")
+	if err == nil || !strings.Contains(err.Error(), "1 line of the chat failed") {
+		t.Fatalf("err = %v", err)
+	}
+	want := "Waiting for 1 background task to end…\n\nerror: gave up waiting for the background tasks after 200ms: 1 background task is still running: quitting stops it (it ends as interrupted).\n\n"
+	if !strings.HasSuffix(out, want) || strings.Contains(out, "2+2") {
+		t.Fatalf("the transcript:\n%s", out)
+	}
+
+	c2 := openChat(t, eng, "")
+	out, err = runPlain(t, c2, "please delegate the sum\n/exit!\n")
+	if err != nil || !strings.HasSuffix(out, "> /exit!\n\n") {
+		t.Fatalf("/exit!: %v\n%s", err, out)
+	}
+	if n := c2.RunningTasks(); n != 1 {
+		t.Fatalf("%d tasks running after /exit!, want the one left running", n)
+	}
+	eng.release(t)
+	settle(t, c)
+	settle(t, c2)
 }

@@ -44,7 +44,7 @@ func RunTerminal(ctx context.Context, c *Chat, opts TerminalOptions) error {
 		progOpts = append(progOpts, tea.WithEnvironment(opts.Environ))
 	}
 	p := tea.NewProgram(m, progOpts...)
-	c.SetSink(func(e TurnEvent) { p.Send(turnMsg(e)) })
+	c.SetSink(func(e Event) { p.Send(eventMsg(e)) })
 	box.start(p)
 	_, err := p.Run()
 	box.stop()
@@ -57,8 +57,8 @@ func RunTerminal(ctx context.Context, c *Chat, opts TerminalOptions) error {
 	return nil
 }
 
-// turnMsg brings a turn's event into the terminal's update loop.
-type turnMsg TurnEvent
+// eventMsg brings the chat's events into the terminal's update loop.
+type eventMsg Event
 
 // printer prints finished lines above the prompt, in order, and quits
 // after the last.
@@ -158,9 +158,12 @@ type terminalModel struct {
 
 	opened   bool // the opening was printed
 	spinning bool
-	armed    bool   // Ctrl+C was pressed once with nothing to stop
-	hint     string // a one-off line under the status line
-	quitting bool
+	armed    bool // Ctrl+C was pressed once with nothing to stop
+	// quitArmed: leaving was asked for while background tasks run, and
+	// the warning shown; the next /exit or Ctrl+C leaves.
+	quitArmed bool
+	hint      string // a one-off line under the status line
+	quitting  bool
 }
 
 func newTerminalModel(ctx context.Context, c *Chat, hist *History, out printer) *terminalModel {
@@ -231,10 +234,10 @@ func (m *terminalModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.md.setDark(msg.IsDark())
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
-	case turnMsg:
-		m.turnEvent(TurnEvent(msg))
+	case eventMsg:
+		m.event(Event(msg))
 	case spinner.TickMsg:
-		if current, others := m.chat.Activity(); current || others > 0 {
+		if m.chat.Activity().Busy() {
 			m.spin, cmd = m.spin.Update(msg)
 		} else {
 			m.spinning = false
@@ -243,6 +246,10 @@ func (m *terminalModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.input, cmd = m.input.Update(msg)
 	}
 	m.flush()
+	if !m.spinning && !m.quitting && m.chat.Activity().Busy() {
+		m.spinning = true
+		cmd = tea.Batch(cmd, m.spin.Tick)
+	}
 	return m, cmd
 }
 
@@ -253,7 +260,7 @@ func (m *terminalModel) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.interrupt()
 	case "ctrl+d":
 		if m.input.Value() == "" {
-			m.quit()
+			m.leave(false)
 			return nil
 		}
 	case "esc":
@@ -287,16 +294,37 @@ func (m *terminalModel) key(k tea.KeyPressMsg) tea.Cmd {
 func (m *terminalModel) interrupt() tea.Cmd {
 	switch {
 	case m.chat.Interrupt():
-		m.armed, m.hint = true, "Stopping the turn… (Ctrl+C again at an empty prompt exits)"
+		m.armed, m.hint = true, "Stopping… (Ctrl+C again at an empty prompt exits)"
 	case m.input.Value() != "":
 		m.input.Reset()
 		m.armed, m.hint = false, ""
-	case m.armed:
+	case m.quitArmed, m.armed && m.chat.QuitWarning() == "":
 		m.quit()
 	default:
-		m.armed, m.hint = true, "Press Ctrl+C again to exit (or type /exit)."
+		m.arm()
 	}
 	return nil
+}
+
+// arm makes the next Ctrl+C at an empty prompt leave, and says so, with
+// what leaving would stop.
+func (m *terminalModel) arm() {
+	m.armed, m.hint = true, "Press Ctrl+C again to exit (or type /exit)."
+	if warning := m.chat.QuitWarning(); warning != "" {
+		m.quitArmed, m.hint = true, warning+" Press Ctrl+C again (or /exit) to quit."
+	}
+}
+
+// leave quits, unless background tasks run and this is the first time:
+// then it says what quitting stops and waits for a second request. force
+// quits at once.
+func (m *terminalModel) leave(force bool) {
+	if warning := m.chat.QuitWarning(); !force && !m.quitArmed && warning != "" {
+		m.quitArmed = true
+		m.w.block(Block{Kind: BlockNote, Text: warning + " Type /exit again or press Ctrl+C to quit, or /exit! to quit at once."})
+		return
+	}
+	m.quit()
 }
 
 func (m *terminalModel) quit() {
@@ -326,20 +354,14 @@ func (m *terminalModel) submit() tea.Cmd {
 		}
 	}
 	if reply.Quit {
-		m.quit()
+		m.leave(reply.Force)
 		return nil
 	}
-	t := reply.Turn()
-	if t == nil {
-		return nil
+	m.quitArmed = false
+	if t := reply.Turn(); t != nil {
+		t.Start()
 	}
-	m.live[t.Session()] = &strings.Builder{}
-	t.Start()
-	if m.spinning {
-		return nil
-	}
-	m.spinning = true
-	return m.spin.Tick
+	return nil
 }
 
 // showUnseen prints what an agent did while it was out of view.
@@ -350,15 +372,34 @@ func (m *terminalModel) showUnseen(id string) {
 	delete(m.unseen, id)
 }
 
-// turnEvent shows what a turn did: in the transcript for the agent in
-// view, kept for later for the others.
-func (m *terminalModel) turnEvent(e TurnEvent) {
-	inView := e.Session == m.chat.Current().ID
-	if e.Kind == TurnText {
+// event shows what a turn did: in the transcript for the agent in view,
+// kept for later for the others. Task notifications and waits are shown
+// at once, for every agent.
+func (m *terminalModel) event(e Event) {
+	current := m.chat.Current().ID
+	inView := e.Session == current
+	switch e.Kind {
+	case TurnStart:
+		m.live[e.Session] = &strings.Builder{}
+		return
+	case TurnText:
 		if b := m.live[e.Session]; b != nil {
 			b.WriteString(e.Text)
 		}
 		return
+	case TaskNotice:
+		// Printed above the prompt: the answer being written, if any,
+		// stays below and is printed when complete.
+		m.w.block(Block{Kind: BlockNotice, Text: noticeText(e, current)})
+		return
+	case TaskOutput:
+		m.w.block(waitResult(e))
+		if e.Cancelled && m.armed {
+			m.arm()
+		}
+		return
+	case TasksChanged:
+		return // the status line shows it
 	}
 	blocks := m.takeLive(e.Session)
 	switch e.Kind {
@@ -375,7 +416,7 @@ func (m *terminalModel) turnEvent(e TurnEvent) {
 		if inView {
 			m.hint = ""
 			if e.Cancelled && m.armed {
-				m.hint = "Press Ctrl+C again to exit (or type /exit)."
+				m.arm()
 			}
 		}
 	}
@@ -430,40 +471,57 @@ func (m *terminalModel) View() tea.View {
 	return v
 }
 
-// status is the line above the prompt: what the agents are doing. (Task
-// progress will join it.)
+// status is the line above the prompt: what the agents and their
+// background tasks are doing.
 func (m *terminalModel) status() string {
-	current, others := m.chat.Activity()
+	act := m.chat.Activity()
 	var parts []string
-	if current {
-		parts = append(parts, strings.TrimSpace(m.spin.View())+" "+sa.ShortID(m.chat.Current().ID)+" is working (Esc stops it)")
+	if act.Current {
+		parts = append(parts, sa.ShortID(m.chat.Current().ID)+" is working (Esc stops it)")
 	}
-	if others > 0 {
-		parts = append(parts, plural(others, "other agent")+" working")
+	if act.Others > 0 {
+		parts = append(parts, plural(act.Others, "other agent")+" working")
+	}
+	if act.Waiting {
+		parts = append(parts, "waiting for a task (Ctrl+C stops waiting)")
+	}
+	if act.Tasks > 0 {
+		parts = append(parts, tasksStatus(act))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return m.style.faint.Render(strings.Join(parts, " · "))
+	return m.style.faint.Render(strings.TrimSpace(m.spin.View()) + " " + strings.Join(parts, " · "))
+}
+
+// tasksStatus sums up the running background tasks: how many, and the
+// tool calls they made.
+func tasksStatus(act Activity) string {
+	s := plural(act.Tasks, "background task") + " running"
+	if act.Task != "" {
+		s += " (" + clip(act.Task, 40) + ")"
+	}
+	return s + ", " + plural(act.ToolCalls, "tool call")
 }
 
 // termStyle is the transcript in the terminal: coloured (in the
 // terminal's own 16 colours, which suit its theme), with answers rendered
 // as Markdown.
 type termStyle struct {
-	md                           *markdown
-	width                        *int
-	faint, bold, red, cyan, pink lipgloss.Style
+	md                                   *markdown
+	width                                *int
+	faint, bold, red, cyan, pink, yellow lipgloss.Style
 }
 
 func newTermStyle(md *markdown, width *int) termStyle {
 	return termStyle{
 		md: md, width: width,
-		faint: lipgloss.NewStyle().Faint(true),
-		bold:  lipgloss.NewStyle().Bold(true),
-		red:   lipgloss.NewStyle().Foreground(lipgloss.Red),
-		cyan:  lipgloss.NewStyle().Foreground(lipgloss.Cyan),
-		pink:  lipgloss.NewStyle().Foreground(lipgloss.Magenta),
+		faint:  lipgloss.NewStyle().Faint(true),
+		bold:   lipgloss.NewStyle().Bold(true),
+		red:    lipgloss.NewStyle().Foreground(lipgloss.Red),
+		cyan:   lipgloss.NewStyle().Foreground(lipgloss.Cyan),
+		pink:   lipgloss.NewStyle().Foreground(lipgloss.Magenta),
+		yellow: lipgloss.NewStyle().Foreground(lipgloss.Yellow),
 	}
 }
 
@@ -475,6 +533,7 @@ func (s termStyle) header(sess sa.Session) string {
 }
 
 func (s termStyle) user(text string) string       { return s.pink.Render(">") + " " + text }
+func (s termStyle) notice(text string) string     { return s.yellow.Render(text) }
 func (s termStyle) answer(markdown string) string { return s.md.render(markdown) }
 func (s termStyle) note(text string) string       { return s.faint.Render(text) }
 func (s termStyle) problem(text string) string    { return s.red.Render("error: " + text) }

@@ -44,14 +44,14 @@ type tui struct {
 	t      *testing.T
 	m      *terminalModel
 	screen *screen
-	events chan TurnEvent
+	events *eventLog
 }
 
 func newTUI(t *testing.T, c *Chat, hist *History) *tui {
 	t.Helper()
 	s := &screen{}
-	u := &tui{t: t, m: newTerminalModel(context.Background(), c, hist, s), screen: s, events: make(chan TurnEvent, 1000)}
-	c.SetSink(func(e TurnEvent) { u.events <- e })
+	u := &tui{t: t, m: newTerminalModel(context.Background(), c, hist, s), screen: s, events: newEventLog()}
+	c.SetSink(u.events.add)
 	u.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	return u
 }
@@ -87,18 +87,19 @@ func (u *tui) typeLine(line string) {
 }
 
 // until feeds turn events to the model until one matches.
-func (u *tui) until(match func(TurnEvent) bool) {
+func (u *tui) until(match func(Event) bool) {
 	u.t.Helper()
-	for e := range u.events {
-		u.update(turnMsg(e))
+	for {
+		e := u.events.next(u.t)
+		u.update(eventMsg(e))
 		if match(e) {
 			return
 		}
 	}
 }
 
-func endOf(id string) func(TurnEvent) bool {
-	return func(e TurnEvent) bool { return e.Kind == TurnEnd && e.Session == id }
+func endOf(id string) func(Event) bool {
+	return func(e Event) bool { return e.Kind == TurnEnd && e.Session == id }
 }
 
 var (
@@ -146,7 +147,7 @@ func TestTerminalCtrlC(t *testing.T) {
 	id := c.Current().ID
 
 	u.typeLine("please sleep")
-	u.until(func(e TurnEvent) bool { return e.Kind == TurnTool })
+	u.until(func(e Event) bool { return e.Kind == TurnTool })
 	if v := ansi.Strip(u.m.View().Content); !strings.Contains(v, sa.ShortID(id)+" is working") {
 		t.Fatalf("no status line while the agent works:\n%s", v)
 	}
@@ -197,7 +198,7 @@ func TestTerminalEscAndCtrlD(t *testing.T) {
 	c, u := startTUI(t)
 	id := c.Current().ID
 	u.typeLine("please sleep")
-	u.until(func(e TurnEvent) bool { return e.Kind == TurnTool })
+	u.until(func(e Event) bool { return e.Kind == TurnTool })
 	u.key(esc)
 	u.until(endOf(id))
 	if u.m.armed || u.screen.quits != 0 {
@@ -254,7 +255,7 @@ func TestTerminalAgentOutOfView(t *testing.T) {
 	child := c.Current().ID
 	u.typeLine("please sleep")
 	u.typeLine("/parent") // before the model sees any of the turn's events
-	u.until(func(e TurnEvent) bool { return e.Kind == TurnTool })
+	u.until(func(e Event) bool { return e.Kind == TurnTool })
 	if v := ansi.Strip(u.m.View().Content); !strings.Contains(v, "1 other agent working") {
 		t.Fatalf("status line:\n%s", v)
 	}
@@ -296,7 +297,7 @@ func TestTerminalLiveAnswerFitsTheScreen(t *testing.T) {
 	u.update(tea.WindowSizeMsg{Width: 40, Height: 10})
 	id := c.Current().ID
 	u.m.live[id] = &strings.Builder{}
-	u.update(turnMsg{Session: id, Kind: TurnText, Text: strings.Repeat("a long line of streamed text ", 30)})
+	u.update(eventMsg{Session: id, Kind: TurnText, Text: strings.Repeat("a long line of streamed text ", 30)})
 	view := ansi.Strip(u.m.View().Content)
 	if n := strings.Count(view, "\n") + 1; n > 10 {
 		t.Fatalf("the view is %d lines high on a 10-line screen:\n%s", n, view)
@@ -306,4 +307,154 @@ func TestTerminalLiveAnswerFitsTheScreen(t *testing.T) {
 			t.Fatalf("line wider than the screen: %q", line)
 		}
 	}
+}
+
+// untilActivity feeds events to the model until the chat's activity
+// satisfies ok.
+func (u *tui) untilActivity(c *Chat, ok func(Activity) bool) {
+	u.t.Helper()
+	for !ok(c.Activity()) {
+		u.update(eventMsg(u.events.next(u.t)))
+	}
+}
+
+// TestTerminalTasks: a task the agent launched shows in the status line
+// while it runs; its notification is printed when it ends, then the
+// agent, woken, answers.
+func TestTerminalTasks(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	c := openChat(t, eng, "")
+	u := newTUI(t, c, &History{})
+	id := c.Current().ID
+	u.typeLine("please delegate the sum")
+	u.until(endOf(id))
+	u.untilActivity(c, func(a Activity) bool { return a.Tasks == 1 && a.ToolCalls == 1 })
+	if v := ansi.Strip(u.m.View().Content); !strings.Contains(v, "1 background task running (add), 1 tool call") {
+		t.Fatalf("status line while the task runs:\n%s", v)
+	}
+	u.typeText("half a li") // typing goes on while the task ends
+	eng.release(t)
+	u.until(func(e Event) bool { return e.Kind == TurnEnd && e.Wake })
+	got := u.screen.text()
+	notice := strings.Index(got, `✓ Agent "add" finished in `)
+	answer := strings.Index(got, `Noted: ✓ Agent "add" finished in `)
+	if notice < strings.Index(got, "Launched.") || answer < notice || !strings.Contains(got, "Task Progress: 1/1") {
+		t.Fatalf("screen:\n%s", got)
+	}
+	if u.m.input.Value() != "half a li" {
+		t.Fatalf("the prompt holds %q: the task's end disturbed the typing", u.m.input.Value())
+	}
+	settle(t, c)
+	u.update(eventMsg{Kind: TasksChanged})
+	if v := ansi.Strip(u.m.View().Content); strings.Contains(v, "background task") {
+		t.Fatalf("the status line still shows a task:\n%s", v)
+	}
+}
+
+// TestTerminalNoticeOutOfView: the notification of an agent out of view
+// names it; its woken answer waits for /switch, like its other turns.
+func TestTerminalNoticeOutOfView(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	c := openChat(t, eng, "")
+	u := newTUI(t, c, &History{})
+	u.typeLine("/fork")
+	child := c.Current().ID
+	u.typeLine("please delegate the sum")
+	u.until(endOf(child))
+	u.typeLine("/parent")
+	eng.release(t)
+	u.until(func(e Event) bool { return e.Kind == TurnEnd && e.Wake })
+	short := sa.ShortID(child)
+	got := u.screen.text()
+	if !strings.Contains(got, "agent ["+short+`]: ✓ Agent "add" finished in `) || !strings.Contains(got, short+" has finished its turn: /switch "+short) || strings.Contains(got, "Noted:") {
+		t.Fatalf("screen:\n%s", got)
+	}
+	u.typeLine("/switch " + child)
+	if got := u.screen.text(); !strings.Contains(got[strings.LastIndex(got, "> /switch"):], `Noted: ✓ Agent "add"`) {
+		t.Fatalf("/switch does not show the woken answer:\n%s", got)
+	}
+}
+
+// TestTerminalQuitWithTasks: with a task running, leaving asks first,
+// whichever way; /exit! does not.
+func TestTerminalQuitWithTasks(t *testing.T) {
+	const warning = "1 background task is still running: quitting stops it (it ends as interrupted)."
+	tests := []struct {
+		name  string
+		first func(u *tui)
+		then  func(u *tui)
+	}{
+		{"exit twice", func(u *tui) { u.typeLine("/exit") }, func(u *tui) { u.typeLine("/quit") }},
+		{"exit then Ctrl+C", func(u *tui) { u.typeLine("/exit") }, func(u *tui) { u.key(ctrlC) }},
+		{"Ctrl+C twice", func(u *tui) { u.key(ctrlC) }, func(u *tui) { u.key(ctrlC) }},
+		{"Ctrl+C then exit", func(u *tui) { u.key(ctrlC) }, func(u *tui) { u.typeLine("/exit") }},
+		{"Ctrl+D twice", func(u *tui) { u.key(ctrlD) }, func(u *tui) { u.key(ctrlD) }},
+		{"exit!", nil, func(u *tui) { u.typeLine("/exit!") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			eng := testEngine(t, t.TempDir())
+			c := openChat(t, eng, "")
+			u := newTUI(t, c, &History{})
+			u.typeLine("/task general wait for release")
+			if tt.first != nil {
+				tt.first(u)
+				if u.screen.quits != 0 {
+					t.Fatal("quit without asking")
+				}
+				if !strings.Contains(u.screen.text()+u.m.hint, warning) {
+					t.Fatalf("no warning; screen:\n%s\nhint %q", u.screen.text(), u.m.hint)
+				}
+			}
+			tt.then(u)
+			if u.screen.quits != 1 {
+				t.Fatal("the second request did not quit")
+			}
+		})
+	}
+	// Anything else typed in between asks again.
+	eng := testEngine(t, t.TempDir())
+	c := openChat(t, eng, "")
+	u := newTUI(t, c, &History{})
+	u.typeLine("/task general wait for release")
+	u.typeLine("/exit")
+	u.typeLine("/tasks")
+	u.typeLine("/exit")
+	if u.screen.quits != 0 || strings.Count(u.screen.text(), warning) != 2 {
+		t.Fatalf("quits %d; screen:\n%s", u.screen.quits, u.screen.text())
+	}
+	eng.release(t)
+	settle(t, c)
+}
+
+// TestTerminalCtrlCStopsWaitThenAsks: Ctrl+C stops a wait for a task;
+// with the task still running, the next Ctrl+C leaves only after the
+// warning was shown.
+func TestTerminalCtrlCStopsWaitThenAsks(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	c := openChat(t, eng, "")
+	u := newTUI(t, c, &History{})
+	u.typeLine("/task --desc waiter general wait for release")
+	list, err := eng.Store.ListTasks(context.Background(), sa.TaskFilter{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("tasks %v: %v", list, err)
+	}
+	u.typeLine("/output --block " + list[0].ID)
+	if v := ansi.Strip(u.m.View().Content); !strings.Contains(v, "waiting for a task (Ctrl+C stops waiting)") {
+		t.Fatalf("status line during the wait:\n%s", v)
+	}
+	u.key(ctrlC)
+	u.until(func(e Event) bool { return e.Kind == TaskOutput })
+	if !strings.Contains(u.screen.text(), "Stopped waiting.") || u.screen.quits != 0 {
+		t.Fatalf("screen after Ctrl+C:\n%s", u.screen.text())
+	}
+	if !strings.Contains(u.m.hint, "1 background task is still running") {
+		t.Fatalf("hint %q", u.m.hint)
+	}
+	u.key(ctrlC)
+	if u.screen.quits != 1 {
+		t.Fatal("Ctrl+C after the warning did not quit")
+	}
+	eng.release(t)
+	settle(t, c)
 }

@@ -17,6 +17,7 @@ type style interface {
 	note(text string) string
 	problem(text string) string
 	tool(line string) string
+	notice(text string) string
 }
 
 // plainStyle is the transcript of piped output: no escape codes at all.
@@ -28,6 +29,7 @@ func (plainStyle) answer(markdown string) string { return markdown }
 func (plainStyle) note(text string) string       { return text }
 func (plainStyle) problem(text string) string    { return "error: " + text }
 func (plainStyle) tool(line string) string       { return line }
+func (plainStyle) notice(text string) string     { return text }
 
 // writer lays out a transcript: blank lines between paragraphs, tool
 // lines grouped, streamed text closed properly whatever comes next. The
@@ -67,6 +69,13 @@ func (w *writer) paragraph(text string) {
 	w.write(strings.TrimRight(text, "\n") + "\n\n")
 }
 
+// chunk writes a piece of transcript laid out elsewhere (a turn's, kept
+// until it ended), after what is open.
+func (w *writer) chunk(s string) {
+	w.closeGroup()
+	w.write(s)
+}
+
 // block writes one block of the transcript.
 func (w *writer) block(b Block) {
 	switch b.Kind {
@@ -85,6 +94,8 @@ func (w *writer) block(b Block) {
 		}
 	case BlockTool:
 		w.toolLine(b.Text)
+	case BlockNotice:
+		w.paragraph(w.style.notice(b.Text))
 	}
 }
 
@@ -111,7 +122,7 @@ func (w *writer) toolLine(line string) {
 
 // end closes a turn: its last paragraph, and how it ended when it did not
 // end well.
-func (w *writer) end(e TurnEvent) {
+func (w *writer) end(e Event) {
 	switch {
 	case e.Cancelled:
 		w.paragraph(w.style.note("Cancelled."))

@@ -14,7 +14,9 @@ import (
 // root (the oldest live ancestor, found by following parent links until a
 // session has no parent, or its parent was deleted) and every live
 // descendant of that root, found through the children's parent links.
-// Sessions forked from a deleted session start a tree of their own.
+// Sessions forked from a deleted session start a tree of their own, and so
+// do the sessions of background tasks (a forked task's session is linked
+// to its parent like a fork): tasks are listed by /tasks, not /agents.
 
 // node is one session of a tree and its children, oldest first.
 type node struct {
@@ -43,6 +45,13 @@ func treeOf(ctx context.Context, st sa.Store, id string) (*node, error) {
 			return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 		})
 		for _, k := range kids {
+			task, err := isTask(ctx, st, k.ID)
+			if err != nil {
+				return nil, err
+			}
+			if task {
+				continue
+			}
 			if seen[k.ID] {
 				return nil, fmt.Errorf("%w: session %s is its own ancestor", sa.ErrCorrupt, k.ID)
 			}
@@ -55,7 +64,8 @@ func treeOf(ctx context.Context, st sa.Store, id string) (*node, error) {
 	return top, nil
 }
 
-// rootOf follows parent links up from id to the oldest live ancestor.
+// rootOf follows parent links up from id to the oldest live ancestor, or
+// to the session of a task.
 func rootOf(ctx context.Context, st sa.Store, id string) (sa.Session, error) {
 	s, err := st.Session(ctx, id)
 	if err != nil {
@@ -63,6 +73,9 @@ func rootOf(ctx context.Context, st sa.Store, id string) (sa.Session, error) {
 	}
 	seen := map[string]bool{s.ID: true}
 	for s.ParentID != "" {
+		if task, err := isTask(ctx, st, s.ID); err != nil || task {
+			return s, err
+		}
 		if seen[s.ParentID] {
 			return sa.Session{}, fmt.Errorf("%w: session %s is its own ancestor", sa.ErrCorrupt, s.ParentID)
 		}
@@ -77,6 +90,18 @@ func rootOf(ctx context.Context, st sa.Store, id string) (sa.Session, error) {
 		s = parent
 	}
 	return s, nil
+}
+
+// isTask reports whether a session is the session of a background task.
+func isTask(ctx context.Context, st sa.Store, id string) (bool, error) {
+	_, err := st.Task(ctx, id)
+	switch {
+	case errors.Is(err, sa.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("look up task %s: %w", sa.ShortID(id), err)
+	}
+	return true, nil
 }
 
 // find returns the node of a session in the tree, or nil.
@@ -104,14 +129,12 @@ func (n *node) walk(fn func(*node)) {
 // the newest message of its own (message ids order everything). A fork
 // with no message of its own counts as active at its fork point, so that
 // a fresh fork wins over its parent; among equals the newer session wins.
-// It reports sa.ErrNotFound when there is no session at all.
+// The sessions of background tasks are not chats and are left out. It
+// reports sa.ErrNotFound when there is no session at all.
 func LatestSession(ctx context.Context, st sa.Store) (sa.Session, error) {
 	list, err := st.ListSessions(ctx, sa.SessionFilter{})
 	if err != nil {
 		return sa.Session{}, fmt.Errorf("list sessions: %w", err)
-	}
-	if len(list) == 0 {
-		return sa.Session{}, fmt.Errorf("%w: there is no session to continue", sa.ErrNotFound)
 	}
 	activity := func(s sa.SessionSummary) int64 {
 		if s.LastMessageID > 0 {
@@ -119,12 +142,17 @@ func LatestSession(ctx context.Context, st sa.Store) (sa.Session, error) {
 		}
 		return s.ForkMessageID
 	}
-	// The list is newest first: the first of the most active is the newest.
-	best := list[0]
-	for _, s := range list[1:] {
-		if activity(s) > activity(best) {
-			best = s
+	// The list is newest first; a stable sort keeps the newest first among
+	// equals.
+	slices.SortStableFunc(list, func(a, b sa.SessionSummary) int { return cmp.Compare(activity(b), activity(a)) })
+	for _, s := range list {
+		task, err := isTask(ctx, st, s.ID)
+		if err != nil {
+			return sa.Session{}, err
+		}
+		if !task {
+			return s.Session, nil
 		}
 	}
-	return best.Session, nil
+	return sa.Session{}, fmt.Errorf("%w: there is no session to continue", sa.ErrNotFound)
 }

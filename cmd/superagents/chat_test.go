@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/superagents/superagents/internal/golden"
 	"github.com/superagents/superagents/internal/termtest"
@@ -276,6 +278,109 @@ func TestPipedSeed004(t *testing.T) {
 	out, stderr, code = h.piped(t, "/kill nope\n")
 	if code != 1 || !strings.Contains(out, "error: no agent nope") || !strings.Contains(stderr, "1 line of the chat failed") {
 		t.Fatalf("a failed line: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+// release lets the background tasks of the chat script end (they wait
+// for this file in the workspace).
+func (h home) release(t *testing.T) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(h.workspace, "release"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTerminalBackgroundTask: the agent launches a background task; its
+// progress shows in the status line; when it ends its notification is
+// printed, and the agent, woken, answers it. Quitting while a task runs
+// asks first.
+func TestTerminalBackgroundTask(t *testing.T) {
+	h := newHome(t)
+	term := h.terminal(t)
+	term.Wait("the header", func(s string) bool { return len(headers(s)) == 1 })
+	term.Type("please delegate the sum")
+	term.Wait("the turn's end, the task running", func(s string) bool {
+		return strings.Contains(s, "Launched.") && strings.Contains(s, "1 background task running (add), 1 tool call") && !strings.Contains(s, "is working (Esc")
+	})
+	h.release(t)
+	screen := term.WaitText(`Noted: ✓ Agent "add" finished in`, 1)
+	launched, notice := strings.Index(screen, "Launched."), strings.Index(screen, `✓ Agent "add" finished in`)
+	progress, answer := strings.Index(screen, "Task Progress: 1/1"), strings.Index(screen, "Noted: ✓")
+	if !(launched < notice && notice < progress && progress < answer) {
+		t.Fatalf("out of order:\n%s", screen)
+	}
+
+	// A task that runs when the user leaves: the chat asks first.
+	if err := os.Remove(filepath.Join(h.workspace, "release")); err != nil {
+		t.Fatal(err)
+	}
+	term.Type(`/task --desc waiter general wait for release, again`)
+	term.WaitText("1 background task running (waiter)", 1)
+	term.Type("/exit")
+	term.WaitText("quitting stops it (it ends as interrupted). Type /exit again", 1)
+	term.Type("/exit")
+	if code := term.WaitExit(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+}
+
+// TestPipedBackgroundTask: piped, the chat waits for the task once the
+// input ends, and prints the notification and the woken answer.
+func TestPipedBackgroundTask(t *testing.T) {
+	h := newHome(t)
+	cmd := exec.Command(build(t))
+	cmd.Dir, cmd.Env = h.workspace, h.env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &watchedOutput{t: t}
+	cmd.Stdout = out
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, "please delegate the sum\n")
+	out.waitFor("Launched.")
+	stdin.Close()
+	out.waitFor("Waiting for 1 background task to end…")
+	h.release(t)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	golden.Check(t, "chat_tasks.golden", []byte(termtest.NormalizeDurations(termtest.NormalizeIDs(out.String()))))
+}
+
+// watchedOutput is a process's output that the test reads as it comes.
+type watchedOutput struct {
+	t   *testing.T
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (w *watchedOutput) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+func (w *watchedOutput) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// waitFor waits (a minute at most: more means the test hung) until the
+// output holds text.
+func (w *watchedOutput) waitFor(text string) {
+	w.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(w.String(), text) {
+		if time.Now().After(deadline) {
+			w.t.Fatalf("no %q in the output:\n%s", text, w.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -161,7 +161,11 @@ func NormalizeIDs(s string) string {
 
 // OfflineScript is an offline model script for chat tests: asked to
 // sleep, the model runs "sleep 30" (a turn to cancel); asked to list, it
-// runs "echo one two".
+// runs "echo one two". Asked to delegate, it launches a background task
+// ("delegate three": three at once) and says "Launched."; each task waits
+// until a file named release exists in the workspace, so that a test
+// decides when the tasks end. Woken by the notification, the model
+// answers "Noted: " and the notification's first line.
 const OfflineScript = `
 [[rules]]
 contains = "sleep"
@@ -174,6 +178,29 @@ contains = "list"
 step = 1
 reply = "Let me look."
 tool_calls = [{ name = "bash", input = { command = "echo one two" } }]
+
+[[rules]]
+contains = "delegate three"
+step = 1
+tool_calls = [
+  { name = "superagents_task", input = { description = "one", prompt = "wait for release", agent = "general" } },
+  { name = "superagents_task", input = { description = "two", prompt = "wait for release", agent = "general" } },
+  { name = "superagents_task", input = { description = "three", prompt = "wait for release", agent = "general" } },
+]
+
+[[rules]]
+contains = "delegate"
+step = 1
+tool_calls = [{ name = "superagents_task", input = { description = "add", prompt = "wait for release", agent = "general" } }]
+
+[[rules]]
+after_tool = "superagents_task"
+reply = "Launched."
+
+[[rules]]
+contains = "wait for release"
+step = 1
+tool_calls = [{ name = "bash", input = { command = "while [ ! -e release ]; do sleep 0.02; done; echo released" } }]
 `
 
 // Seed004Script is the chat of seed 004 with its multi-level part: A gets
@@ -188,3 +215,11 @@ What is 5+5?
 What was my first question?
 /agents
 `
+
+// durations matches how long a task took in its notification: "in 3s",
+// "after 1m 2s".
+var durations = regexp.MustCompile(`\b(in|after) (\d+h )?(\d+m )?\d+s\b`)
+
+// NormalizeDurations replaces those durations by "N s", so that
+// transcripts compare across runs.
+func NormalizeDurations(s string) string { return durations.ReplaceAllString(s, "$1 Ns") }

@@ -1,0 +1,116 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/tasks"
+)
+
+// The task commands let the person do what the agents do with the task
+// tools, for the agent in view: its session is the tasks' parent, which
+// receives their notifications.
+
+// taskFailed is a reply for a task manager's error, in one sentence.
+func taskFailed(err error) Reply { return failed(oneLine(tasks.Message(err))) }
+
+func cmdTask(ctx context.Context, c *Chat, in Input) Reply {
+	args := in.parsed
+	cur := c.Current()
+	a, err := c.state(ctx, cur.ID)
+	if err != nil {
+		return failed(fmt.Sprintf("cannot read agent %s: %v", sa.ShortID(cur.ID), err))
+	}
+	_, fork := args.options["fork"]
+	desc := args.options["desc"]
+	if desc == "" {
+		desc = describe(args.text)
+	}
+	t, err := c.tasks.Launch(ctx, tasks.LaunchRequest{
+		ParentSessionID: cur.ID, Description: desc, Prompt: args.text, Agent: args.words[0], Fork: fork,
+	})
+	if err != nil {
+		return taskFailed(err)
+	}
+	c.mu.Lock()
+	a.killed = false // the user gives it work again: it may be woken
+	if t.Status.Active() {
+		c.running[t.ID] = t
+	}
+	c.mu.Unlock()
+	how := "agent " + t.Agent
+	if t.IsForked {
+		how += ", forked with this conversation"
+	}
+	short := sa.ShortID(t.ID)
+	return note("Task %s %q launched in the background (%s). /output %s shows its progress; its notification appears here when it ends.",
+		short, t.Description, how, short)
+}
+
+func cmdTasks(ctx context.Context, c *Chat, _ Input) Reply {
+	r, err := c.tasks.ListTool(ctx, c.Current().ID, tasks.ListInput{})
+	if err != nil {
+		return taskFailed(err)
+	}
+	return note("%s", r.Text)
+}
+
+func cmdOutput(ctx context.Context, c *Chat, in Input) Reply {
+	ref := in.parsed.words[0]
+	cur := c.Current()
+	_, block := in.parsed.options["block"]
+	t, err := c.store.ResolveTask(ctx, ref)
+	if err != nil {
+		return taskFailed(err)
+	}
+	if !block || !t.Status.Active() {
+		r, err := c.tasks.OutputTool(ctx, cur.ID, tasks.OutputInput{TaskID: t.ID})
+		if err != nil {
+			return taskFailed(err)
+		}
+		return note("%s", r.Text)
+	}
+	wait := func(ctx context.Context) (string, error) {
+		r, err := c.tasks.OutputTool(ctx, cur.ID, tasks.OutputInput{TaskID: t.ID, Block: true, Timeout: int(tasks.MaxBlockTimeout / time.Second)})
+		return r.Text, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	turnCtx, cancel := context.WithCancel(c.base)
+	w := &Turn{chat: c, session: cur.ID, wait: wait, ctx: turnCtx, cancel: cancel, done: make(chan struct{})}
+	c.waits[w] = true
+	r := note("Waiting for task %s %q to end (Ctrl+C stops waiting)…", sa.ShortID(t.ID), t.Description)
+	r.turn = w
+	return r
+}
+
+func cmdCancel(ctx context.Context, c *Chat, in Input) Reply {
+	r, err := c.tasks.CancelTool(ctx, c.Current().ID, tasks.CancelInput{TaskID: in.parsed.words[0]})
+	if err != nil {
+		return taskFailed(err)
+	}
+	return note("%s", r.Text)
+}
+
+func cmdResume(ctx context.Context, c *Chat, in Input) Reply {
+	t, err := c.tasks.Resume(ctx, in.parsed.words[0], in.parsed.text)
+	if err != nil {
+		return taskFailed(err)
+	}
+	short := sa.ShortID(t.ID)
+	return note("Task %s %q is resumed (resume #%d) with your follow-up; it answers in the background and its notification appears when it does. /output --block %s waits for it.",
+		short, t.Description, t.ResumeCount, short)
+}
+
+// waitResult is what a wait for a task (/output --block) found.
+func waitResult(e Event) Block {
+	switch {
+	case e.Cancelled:
+		return Block{Kind: BlockNote, Text: "Stopped waiting."}
+	case e.Err != nil:
+		return Block{Kind: BlockError, Text: oneLine(tasks.Message(e.Err))}
+	}
+	return Block{Kind: BlockNote, Text: e.Text}
+}
