@@ -147,12 +147,20 @@ func (r *run) turn(ctx context.Context, input []sa.Message) (Outcome, error) {
 		}
 		r.out.Steps++
 		r.emit(Event{Type: EventStep, Step: r.out.Steps})
-		calls, err := r.step(ctx)
+		calls, seen, err := r.step(ctx)
 		if err != nil {
 			return r.out, err
 		}
 		if len(calls) == 0 {
-			return r.out, nil
+			// A notification stored while the model wrote this answer was
+			// not in its request: answer it before the turn ends. One
+			// stored after this check follows the answer, where waking
+			// logic (tasks.Manager.Unseen) sees it.
+			late, err := r.notifiedSince(ctx, seen)
+			if err != nil || !late {
+				return r.out, err
+			}
+			continue
 		}
 		if err := r.runTools(ctx, calls); err != nil {
 			return r.out, err
@@ -178,12 +186,32 @@ func (r *run) repairDangling(ctx context.Context) error {
 	return r.store(ctx, sa.Message{Role: sa.RoleTool, Parts: parts})
 }
 
-// step sends one request and stores the assistant message. It returns the
-// tool calls the model made.
-func (r *run) step(ctx context.Context) ([]sa.Part, error) {
+// notifiedSince reports whether a notification was stored in the session
+// after the message with id seen.
+func (r *run) notifiedSince(ctx context.Context, seen int64) (bool, error) {
 	history, err := r.loop.Store.History(ctx, r.sessionID)
 	if err != nil {
-		return nil, fmt.Errorf("read history: %w", err)
+		return false, fmt.Errorf("read history: %w", err)
+	}
+	for i := len(history) - 1; i >= 0 && history[i].ID > seen; i-- {
+		if history[i].Kind == sa.KindNotification {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// step sends one request and stores the assistant message. It returns the
+// tool calls the model made and the id of the newest message the request
+// held.
+func (r *run) step(ctx context.Context) ([]sa.Part, int64, error) {
+	history, err := r.loop.Store.History(ctx, r.sessionID)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read history: %w", err)
+	}
+	var seen int64
+	if len(history) > 0 {
+		seen = history[len(history)-1].ID
 	}
 	req := sa.ModelRequest{
 		Model:     r.loop.Model,
@@ -233,21 +261,21 @@ func (r *run) step(ctx context.Context) ([]sa.Part, error) {
 			_ = r.store(context.WithoutCancel(ctx), msg)
 		}
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, seen, ctx.Err()
 		}
-		return nil, fmt.Errorf("model: %w", streamErr)
+		return nil, seen, fmt.Errorf("model: %w", streamErr)
 	}
 	if len(acc.parts) == 0 {
 		// An empty response ends the turn with an empty answer.
 		r.out.Text = ""
-		return nil, nil
+		return nil, seen, nil
 	}
 	msg := sa.Message{Role: sa.RoleAssistant, Model: r.loop.ModelLabel, Usage: usage, Parts: acc.parts}
 	if err := r.store(ctx, msg); err != nil {
-		return nil, err
+		return nil, seen, err
 	}
 	r.out.Text = msg.Text()
-	return acc.calls(), nil
+	return acc.calls(), seen, nil
 }
 
 // runTools runs the calls of one step concurrently and stores each result

@@ -274,3 +274,40 @@ func TestDanglingCallIsAnsweredBeforeTheNextTurn(t *testing.T) {
 		t.Fatalf("the request does not answer the dangling call: %s", body)
 	}
 }
+
+// TestNotificationDuringTheLastRequestIsAnswered: a task notification
+// stored while the model writes what would be the turn's last answer was
+// not in that request; the turn goes on so the model sees it.
+func TestNotificationDuringTheLastRequestIsAnswered(t *testing.T) {
+	f := newFixture(t)
+	var calls atomic.Int32
+	f.srv.Handle(func(req llmtest.Request) llmtest.Reply {
+		switch calls.Add(1) {
+		case 1:
+			// The notification lands while this answer is being written.
+			_, err := f.store.Append(context.Background(), f.session.ID, sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification,
+				Parts: []sa.Part{sa.TextPart(`✓ Agent "late" finished in 1s.`)}})
+			if err != nil {
+				t.Error(err)
+			}
+			return llmtest.Reply{Text: "first answer"}
+		default:
+			if !strings.Contains(string(req.Body), `Agent \"late\" finished`) {
+				return llmtest.Reply{Text: "the notification is missing"}
+			}
+			return llmtest.Reply{Text: "noted the late task"}
+		}
+	})
+	out, err := f.run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Text != "noted the late task" || out.Steps != 2 {
+		t.Fatalf("outcome = %+v: the turn must answer a notification that arrived during its last request", out)
+	}
+	// A turn with nothing late ends after one request.
+	f.srv.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "plain"} })
+	if out, err := f.run(context.Background(), "again"); err != nil || out.Steps != 1 {
+		t.Fatalf("outcome = %+v, %v", out, err)
+	}
+}
