@@ -33,12 +33,12 @@ type snapshot struct {
 	// Reason is "connect", or "reset" when the Last-Event-ID sent could
 	// not be resumed from (Note says why): the client should drop what it
 	// had and start again from this snapshot.
-	Reason      string               `json:"reason"`
-	Note        string               `json:"note,omitempty"`
-	LastEventID int64                `json:"last_event_id"`
-	Tasks       []taskView           `json:"tasks"`
+	Reason      string                `json:"reason"`
+	Note        string                `json:"note,omitempty"`
+	LastEventID int64                 `json:"last_event_id"`
+	Tasks       []taskView            `json:"tasks"`
 	Counts      map[sa.TaskStatus]int `json:"counts"`
-	Sessions    []sa.SessionSummary  `json:"sessions"`
+	Sessions    []sa.SessionSummary   `json:"sessions"`
 }
 
 // events is GET /v1/events: a Server-Sent Events stream of the store's
