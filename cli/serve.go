@@ -88,7 +88,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	if err := checkListenAddr(a.env.Stderr, f.addr, f.allowRemote); err != nil {
 		return err
 	}
-	if running, err := httpapi.ReadDiscovery(dir); err == nil && running.PID != os.Getpid() && processAlive(running.PID) {
+	if running, err := httpapi.ReadDiscovery(dir); err == nil && processAlive(running.PID) {
 		return fmt.Errorf("a server for this data directory already runs at %s (pid %d); stop it first, or remove %s/%s if that process is not superagents",
 			running.URL, running.PID, dir, httpapi.DiscoveryFile)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {

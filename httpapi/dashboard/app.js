@@ -303,11 +303,11 @@ function renderTree() {
     if (n.task) {
       label.push(el('span', { class: 'dot status-' + n.task.status, title: n.task.status }),
         el('span', { class: 'kind' }, 'task'), el('span', { class: 'mono' }, short(n.id)),
-        el('span', { class: 'marks' }, marks(n.task)), n.task.description);
+        el('span', { class: 'marks' }, marks(n.task)), el('span', {}, n.task.description));
     } else {
       const s = n.session || {};
       label.push(el('span', { class: 'kind' }, s.parent_id ? 'fork' : 'session'), el('span', { class: 'mono' }, short(n.id)),
-        s.agent || '', s.title ? '· ' + s.title : '');
+        el('span', {}, [s.agent, s.title].filter(Boolean).join(' · ')));
     }
     const kids = n.children.sort(order);
     return el('li', {},
@@ -336,8 +336,7 @@ function renderDetail() {
   if (!t) {
     box.replaceChildren(el('h2', {}, s.parent_id ? 'Forked agent' : 'Agent'),
       el('div', { class: 'title' }, s.title || 'session ' + short(id)),
-      el('div', { class: 'facts' }, el('span', { class: 'mono' }, id), s.agent && 'agent ' + s.agent,
-        s.parent_id && 'forked from ' + short(s.parent_id)));
+      facts(el('span', { class: 'mono' }, id), s.agent && 'agent ' + s.agent, s.parent_id && 'forked from ' + short(s.parent_id)));
     return;
   }
   const actions = el('div', { class: 'actions' });
@@ -348,15 +347,21 @@ function renderDetail() {
     actions.append(el('form', { class: 'resume', onsubmit: (e) => { e.preventDefault(); resumeTask(t.id, input.value); } },
       input, el('button', { id: 'resume-send', class: 'primary', type: 'submit' }, 'Resume')));
   }
-  box.replaceChildren(
+  box.replaceChildren(...[
     el('h2', {}, 'Task'),
     el('div', { class: 'title' }, el('span', { id: 'detail-status', class: 'badge status-' + t.status }, t.status), ' ', t.description),
-    el('div', { class: 'facts' }, el('span', { class: 'mono' }, t.id), marks(t), 'agent ' + t.agent,
-      'parent ' + short(t.parent_session_id), el('span', { id: 'detail-duration' }, duration(t)), ((t.progress && t.progress.tool_calls) || 0) + ' tool calls',
-      t.progress && t.progress.phase && ACTIVE.has(t.status) ? 'now: ' + t.progress.phase : ''),
-    t.result ? el('div', { class: 'result' }, t.result) : null,
-    t.error ? el('div', { class: 'result error' }, t.error) : null,
-    actions);
+    facts(el('span', { class: 'mono' }, t.id), marks(t), 'agent ' + t.agent, 'parent ' + short(t.parent_session_id),
+      el('span', { id: 'detail-duration' }, duration(t)), ((t.progress && t.progress.tool_calls) || 0) + ' tool calls',
+      t.progress && t.progress.phase && ACTIVE.has(t.status) && 'now: ' + t.progress.phase),
+    t.result && el('div', { class: 'result' }, t.result),
+    t.error && el('div', { class: 'result error' }, t.error),
+    actions,
+  ].filter(Boolean));
+}
+
+// facts lays out short facts, each in its own box.
+function facts(...items) {
+  return el('div', { class: 'facts' }, items.filter(Boolean).map((f) => (f instanceof Node ? f : el('span', {}, f))));
 }
 
 // ---- transcript ------------------------------------------------------
@@ -444,15 +449,18 @@ function clip(s) {
 
 // ---- actions ---------------------------------------------------------
 
+// Actions change tasks through the API; what they become is shown from the
+// event stream, which has the changes in order (a reply may arrive after
+// newer events, and must not undo them).
 async function cancelTask(id) {
   try {
-    upsertTask(await api('POST', '/v1/tasks/' + id + '/cancel'), false);
+    await api('POST', '/v1/tasks/' + id + '/cancel');
   } catch (err) { alertLine(err.message); }
 }
 
 async function resumeTask(id, prompt) {
   try {
-    upsertTask(await api('POST', '/v1/tasks/' + id + '/resume', { prompt }), false);
+    await api('POST', '/v1/tasks/' + id + '/resume', { prompt });
   } catch (err) { alertLine(err.message); }
 }
 
@@ -494,7 +502,7 @@ $('launch-form').addEventListener('submit', async (e) => {
       session_id: session, agent,
       description: $('launch-description').value, prompt: $('launch-prompt').value, fork: $('launch-fork').checked,
     });
-    upsertTask(task, !state.tasks.has(task.id));
+    if (!state.tasks.has(task.id)) upsertTask(task, true); // else the stream was first
     $('launch-dialog').close();
     $('launch-form').reset();
     select(task.id);
