@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	sa "github.com/superagents/superagents"
@@ -85,7 +87,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // proxies must not hold events back
 	w.WriteHeader(http.StatusOK)
-	stream := &eventWriter{rc: http.NewResponseController(w), out: bufio.NewWriter(w)}
+	stream := &eventWriter{rc: http.NewResponseController(w), out: bufio.NewWriterSize(w, 32<<10)}
 	fmt.Fprintf(stream.out, "retry: %d\n\n", retryMillis)
 	if snap != nil {
 		stream.event(after, "snapshot", snap)
@@ -95,20 +97,38 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 
 	cursor := s.opts.Bus.From(after)
+	// Events that are ready at once go out together: the stream is
+	// flushed when the cursor has nothing more to give right now.
+	ready, notReady := context.WithCancel(ctx)
+	notReady()
+	unflushed := false
 	for {
-		wait, stopWait := context.WithTimeout(ctx, s.opts.Heartbeat)
-		change, err := cursor.Next(wait)
-		stopWait()
+		var change sa.Change
+		var err error
+		if unflushed {
+			if change, err = cursor.Next(ready); err != nil {
+				if err := stream.flush(); err != nil {
+					return
+				}
+				unflushed = false
+				continue
+			}
+		} else {
+			wait, stopWait := context.WithTimeout(ctx, s.opts.Heartbeat)
+			change, err = cursor.Next(wait)
+			stopWait()
+		}
 		switch {
 		case err == nil:
-			stream.event(change.ID, string(change.Kind), change)
+			stream.frame(s.frames.frame(change))
+			unflushed = true
 		case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
 			stream.event(-1, "heartbeat", map[string]any{"time": time.Now().UTC(), "last_event_id": cursor.After()})
+			if err := stream.flush(); err != nil {
+				return
+			}
 		default:
 			return // the client left, the server is shutting down, or the bus closed
-		}
-		if err := stream.flush(); err != nil {
-			return
 		}
 	}
 }
@@ -186,6 +206,39 @@ func (s *Server) snapshot(ctx context.Context, after int64) (*snapshot, error) {
 	return &snapshot{Reason: "connect", LastEventID: after, Tasks: viewTasks(active), Counts: byStatus(stats.ByStatus), Sessions: sessions}, nil
 }
 
+// frameCache keeps recent changes as encoded events: every stream sends
+// the same bytes, so a change is encoded once, not once per client.
+type frameCache struct {
+	mu   sync.Mutex
+	byID map[int64][]byte
+}
+
+// frameCacheSize bounds the cache; when full it starts again empty.
+const frameCacheSize = 8192
+
+func (c *frameCache) frame(ch sa.Change) []byte {
+	c.mu.Lock()
+	f, ok := c.byID[ch.ID]
+	c.mu.Unlock()
+	if ok {
+		return f
+	}
+	var buf bytes.Buffer
+	w := &eventWriter{out: bufio.NewWriter(&buf)}
+	w.event(ch.ID, string(ch.Kind), ch)
+	if w.err != nil || w.out.Flush() != nil {
+		return nil // a change that does not encode (never: it came from JSON) is left out
+	}
+	f = buf.Bytes()
+	c.mu.Lock()
+	if c.byID == nil || len(c.byID) >= frameCacheSize {
+		c.byID = make(map[int64][]byte, frameCacheSize)
+	}
+	c.byID[ch.ID] = f
+	c.mu.Unlock()
+	return f
+}
+
 // eventWriter writes Server-Sent Events and flushes them out, dropping a
 // client that does not take them within streamWriteTimeout.
 type eventWriter struct {
@@ -208,6 +261,11 @@ func (e *eventWriter) event(id int64, name string, data any) {
 		fmt.Fprintf(e.out, "id: %d\n", id)
 	}
 	fmt.Fprintf(e.out, "event: %s\ndata: %s\n\n", name, raw)
+}
+
+// frame writes an encoded event.
+func (e *eventWriter) frame(f []byte) {
+	_, _ = e.out.Write(f) // an error shows at the next flush
 }
 
 func (e *eventWriter) flush() error {

@@ -82,6 +82,8 @@ type Server struct {
 	limiter *rate.Limiter // nil: no cap
 	started time.Time
 	turns   *turns
+	frames  frameCache
+	counts  countCache
 
 	// streams ends the event streams when the server shuts down: they
 	// would otherwise hold Shutdown until its timeout.

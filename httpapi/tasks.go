@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	sa "github.com/superagents/superagents"
@@ -173,12 +175,50 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	total, err := s.store.CountTasks(r.Context(), f)
+	total, err := s.countTasks(r.Context(), f)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tasks": viewTasks(list), "total": total, "limit": f.Limit, "offset": f.Offset})
+}
+
+// countCache keeps task counts until the next change: paging through a
+// listing counts once, not once per page and client.
+type countCache struct {
+	mu     sync.Mutex
+	change int64 // the change log position the counts are for
+	counts map[sa.TaskFilter]int
+}
+
+// countTasks counts the tasks a filter selects, from the cache when no
+// change was written since.
+func (s *Server) countTasks(ctx context.Context, f sa.TaskFilter) (int, error) {
+	f.Limit, f.Offset = 0, 0
+	last, err := s.store.LastChangeID(ctx)
+	if err != nil {
+		return 0, err
+	}
+	c := &s.counts
+	c.mu.Lock()
+	n, ok := c.counts[f]
+	ok = ok && c.change == last
+	c.mu.Unlock()
+	if ok {
+		return n, nil
+	}
+	if n, err = s.store.CountTasks(ctx, f); err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	if c.change != last || c.counts == nil {
+		c.change, c.counts = last, map[sa.TaskFilter]int{}
+	}
+	if len(c.counts) < 1024 {
+		c.counts[f] = n
+	}
+	c.mu.Unlock()
+	return n, nil
 }
 
 // launchRequest is the body of POST /v1/tasks: superagents_task's input
