@@ -498,16 +498,6 @@ func (s *stream) next(t testing.TB) sseEvent {
 	return sseEvent{}
 }
 
-// nextNamed skips events until one with that name.
-func (s *stream) nextNamed(t testing.TB, name string) sseEvent {
-	t.Helper()
-	for {
-		if ev := s.next(t); ev.name == name {
-			return ev
-		}
-	}
-}
-
 func (s *stream) close() {
 	s.once.Do(func() {
 		s.res.Body.Close()

@@ -90,13 +90,6 @@ func (t *turns) state(session string) TurnState {
 	return TurnState{Status: turnIdle}
 }
 
-// busy reports whether a session runs a turn now.
-func (t *turns) busy(session string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.running[session] != nil
-}
-
 // reserve takes a session's turn slot: one turn (or clear) at a time.
 func (t *turns) reserve(session, model string) (*turn, error) {
 	t.mu.Lock()
