@@ -151,6 +151,7 @@ Without a command, superagents opens a chat (see 'superagents chat --help').`,
 		a.taskCommand(),
 		a.agentsCommand(),
 		a.contextCommand(),
+		a.mcpCommand(),
 		a.serveCommand(),
 		a.versionCommand(),
 	)

@@ -16,27 +16,31 @@ func writeSessionTable(w io.Writer, sessions []sa.SessionSummary, loc *time.Loca
 		_, err := fmt.Fprintln(w, "No sessions yet. Start one with 'superagents' or 'superagents import FILE'.")
 		return err
 	}
-	var buf strings.Builder
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tPARENT\tAGENT\tMESSAGES\tCREATED\tTITLE")
-	for _, s := range sessions {
+	rows := make([][]string, len(sessions))
+	for i, s := range sessions {
 		parent := "-"
 		if s.ParentID != "" {
 			parent = sa.ShortID(s.ParentID)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", sa.ShortID(s.ID), parent, orDash(s.Agent), s.MessageCount,
-			s.CreatedAt.In(loc).Format("2006-01-02 15:04"), truncateRunes(oneLineText(s.Title), 50))
+		rows[i] = []string{sa.ShortID(s.ID), parent, orDash(s.Agent), fmt.Sprint(s.MessageCount),
+			s.CreatedAt.In(loc).Format("2006-01-02 15:04"), truncateRunes(oneLineText(s.Title), 50)}
+	}
+	return writeTable(w, []string{"ID", "PARENT", "AGENT", "MESSAGES", "CREATED", "TITLE"}, rows)
+}
+
+// writeTable prints rows under a header, in aligned columns, without the
+// trailing blanks tabwriter leaves after an empty last column.
+func writeTable(w io.Writer, header []string, rows [][]string) error {
+	var buf strings.Builder
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return writeTrimmed(w, buf.String())
-}
-
-// writeTrimmed writes text without the trailing blanks tabwriter leaves
-// after an empty last column.
-func writeTrimmed(w io.Writer, text string) error {
-	lines := strings.SplitAfter(text, "\n")
+	lines := strings.SplitAfter(buf.String(), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(strings.TrimSuffix(l, "\n"), " ")
 		if strings.HasSuffix(l, "\n") {

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,32 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/superagents/superagents/cli"
 	"github.com/superagents/superagents/httpapi"
 )
-
-// syncBuffer is a bytes.Buffer safe for a command writing while the test
-// reads.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // waitDiscovery waits until a server has written its discovery file.
 func waitDiscovery(t *testing.T, dir string, exited <-chan int, stderr *syncBuffer) httpapi.Discovery {

@@ -94,17 +94,22 @@ its number.
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(a.env.Stdout, sess)
-			}
-			_, err = fmt.Fprintln(a.env.Stdout, sess.ID)
-			return err
+			return a.printSession(sess, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the new session as JSON")
 	cmd.Flags().StringVar(&agent, "agent", "general", "agent profile of the new session")
 	cmd.Flags().StringVar(&title, "title", "", "title (default: the first user message)")
 	return cmd
+}
+
+// printSession prints a new session's id, or the session as JSON.
+func (a *app) printSession(sess sa.Session, asJSON bool) error {
+	if asJSON {
+		return writeJSON(a.env.Stdout, sess)
+	}
+	_, err := fmt.Fprintln(a.env.Stdout, sess.ID)
+	return err
 }
 
 // openInput opens the named file, or stdin for "-" or no argument.
@@ -182,11 +187,7 @@ afterwards are seen only by that one. Prints the child's id.`,
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(a.env.Stdout, child)
-			}
-			_, err = fmt.Fprintln(a.env.Stdout, child.ID)
-			return err
+			return a.printSession(child, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the child session as JSON")

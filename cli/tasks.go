@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -103,10 +102,8 @@ func writeTaskTable(w io.Writer, list []sa.Task, now time.Time) error {
 		_, err := fmt.Fprintln(w, "No background tasks found")
 		return err
 	}
-	var buf strings.Builder
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tAGENT\tPARENT\tTIME\tTOOLS\tDESCRIPTION")
-	for _, t := range list {
+	rows := make([][]string, len(list))
+	for i, t := range list {
 		id := sa.ShortID(t.ID)
 		if marks := tasks.Indicators(t); marks != "" {
 			id += " " + marks
@@ -115,13 +112,10 @@ func writeTaskTable(w io.Writer, list []sa.Task, now time.Time) error {
 		if t.CompletedAt != nil {
 			took = t.CompletedAt.Sub(t.StartedAt)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", id, t.Status, t.Agent, sa.ShortID(t.ParentSessionID),
-			took.Round(time.Second), t.Progress.ToolCalls, truncateRunes(oneLineText(t.Description), 50))
+		rows[i] = []string{id, string(t.Status), t.Agent, sa.ShortID(t.ParentSessionID), took.Round(time.Second).String(),
+			fmt.Sprint(t.Progress.ToolCalls), truncateRunes(oneLineText(t.Description), 50)}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	return writeTrimmed(w, buf.String())
+	return writeTable(w, []string{"ID", "STATUS", "AGENT", "PARENT", "TIME", "TOOLS", "DESCRIPTION"}, rows)
 }
 
 func (a *app) taskCommand() *cobra.Command {

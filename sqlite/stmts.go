@@ -117,15 +117,25 @@ func (q cachedDB) ExecContext(ctx context.Context, query string, args ...any) (s
 // cachedTx runs queries in a transaction with the pool's prepared
 // statements (database/sql reuses the one prepared on the connection).
 type cachedTx struct {
-	tx *sql.Tx
-	c  *stmtCache
+	tx    *sql.Tx
+	c     *stmtCache
+	local map[string]*sql.Stmt // the transaction's views, made once each
+}
+
+func newCachedTx(tx *sql.Tx, c *stmtCache) cachedTx {
+	return cachedTx{tx: tx, c: c, local: make(map[string]*sql.Stmt)}
 }
 
 // stmt returns the transaction's view of the query's prepared statement,
 // or nil when it is not prepared yet.
 func (q cachedTx) stmt(ctx context.Context, query string) *sql.Stmt {
+	if st, ok := q.local[query]; ok {
+		return st
+	}
 	if st := q.c.lookup(query); st != nil {
-		return q.tx.StmtContext(ctx, st)
+		local := q.tx.StmtContext(ctx, st)
+		q.local[query] = local
+		return local
 	}
 	return nil
 }

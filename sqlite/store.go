@@ -142,7 +142,7 @@ func (s *Store) inWrite(ctx context.Context, fn func(tx *writeTx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	tx := &writeTx{cachedTx: cachedTx{tx: sqlTx, c: s.writeStmts}, now: s.now().UTC()}
+	tx := &writeTx{cachedTx: newCachedTx(sqlTx, s.writeStmts), now: s.now().UTC()}
 	if err := fn(tx); err != nil {
 		_ = sqlTx.Rollback()
 		return err
@@ -164,7 +164,7 @@ func (s *Store) inRead(ctx context.Context, fn func(q querier) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	err = fn(cachedTx{tx: tx, c: s.readStmts})
+	err = fn(newCachedTx(tx, s.readStmts))
 	_ = tx.Rollback() // read-only: nothing to keep
 	s.readStmts.warm(ctx)
 	return err

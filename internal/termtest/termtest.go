@@ -6,6 +6,7 @@ package termtest
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -39,10 +40,14 @@ type Options struct {
 }
 
 // Start runs a program in a new terminal, which the test's cleanup kills.
-// It skips the test when tmux is missing.
+// It skips the test when tmux is missing, or fails it when
+// SUPERAGENTS_REQUIRE_TMUX=1 (scripts/test installs tmux and sets it).
 func Start(t testing.TB, o Options) *Terminal {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("SUPERAGENTS_REQUIRE_TMUX") == "1" {
+			t.Fatal("tmux is not installed, and SUPERAGENTS_REQUIRE_TMUX=1 requires the terminal tests")
+		}
 		t.Skip("tmux is not installed (apt-get install tmux): the terminal tests need it")
 	}
 	term := &Terminal{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock")}

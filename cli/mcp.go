@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/superagents/superagents/mcpserver"
+)
+
+const mcpLong = `Serve the background-task tools to an agent host (Claude Code, OpenCode,
+Cursor, Codex...) over the Model Context Protocol, on standard input and
+output: superagents_task, superagents_output, superagents_list,
+superagents_cancel and superagents_clear.
+
+The host starts this command itself. Tasks run in this process, with the
+configured models and agents (see 'superagents agents'); each connection
+is a session of its own, so its list shows its own tasks, and it receives a
+log notification when one of them ends. Standard output carries the
+protocol only; messages go to standard error. When the host closes the
+connection (or sends SIGTERM), running tasks are stopped and recorded as
+interrupted.
+
+For example, in Claude Code:
+
+  claude mcp add superagents -- superagents mcp`
+
+func (a *app) mcpCommand() *cobra.Command {
+	var model string
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the task tools to an agent host over MCP (stdio)",
+		Long:  mcpLong,
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			eng, mgr, bus, err := a.openTasks(ctx, model)
+			if err != nil {
+				return err
+			}
+			srv, err := mcpserver.New(mcpserver.Options{
+				Manager: mgr, Store: eng.Store, Bus: bus,
+				Version: versionInfo(a.env.Version).Version,
+				Logger:  slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+			})
+			if err != nil {
+				return err
+			}
+			defer srv.Close()
+			// A host that stops reading must end the session, not kill the
+			// process before it stops its tasks: with SIGPIPE ignored, a
+			// write to a closed stdout is an error like any other.
+			signal.Ignore(syscall.SIGPIPE)
+			defer signal.Reset(syscall.SIGPIPE)
+			err = srv.ServeIO(ctx, a.env.Stdin, a.env.Stdout)
+			if errors.Is(err, context.Canceled) {
+				return nil // stopped by a signal: a normal end
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&model, "model", "", "default model of the tasks, as provider/model (default: the agent's, then the configured one)")
+	return cmd
+}

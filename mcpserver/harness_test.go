@@ -1,0 +1,295 @@
+//lint:file-ignore SA1019 the clients of these tests receive the task notifications, which are logging messages
+
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	"github.com/superagents/superagents/agents"
+	"github.com/superagents/superagents/config"
+	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/events"
+	"github.com/superagents/superagents/llm/llmtest"
+	"github.com/superagents/superagents/mcpserver"
+	"github.com/superagents/superagents/sqlite"
+	"github.com/superagents/superagents/tasks"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// waitLimit bounds every wait of these tests, so a broken server fails
+// the test instead of hanging it. It is not a timing assertion.
+const waitLimit = 60 * time.Second
+
+// harness is the whole system for real: a SQLite store, the engine with
+// the built-in tools, the event bus, the task manager and the MCP server,
+// with the Anthropic SDK talking to a fake model server.
+type harness struct {
+	t     testing.TB
+	store *sqlite.Store
+	eng   *engine.Engine
+	bus   *events.Bus
+	mgr   *tasks.Manager
+	srv   *mcpserver.Server
+	model *llmtest.Server
+	ws    string
+
+	httpOnce sync.Once
+	http     *httptest.Server
+	// streams receives a value as each client opens its standalone SSE
+	// stream, the one notifications travel on over HTTP.
+	streams chan struct{}
+}
+
+// fakeModel answers by what the request holds (the sub-agent's whole
+// conversation): "please stall" never answers (until the request is given
+// up), "please fail" is refused with an API error, the sums get their
+// words, anything else "Done.".
+func fakeModel(req llmtest.Request) llmtest.Reply {
+	body := string(req.Body)
+	switch {
+	case strings.Contains(body, "please stall"):
+		return llmtest.Reply{Fault: llmtest.Stall}
+	case strings.Contains(body, "please fail"):
+		return llmtest.Reply{Status: 400, ErrorType: "invalid_request_error", ErrorMessage: "this request cannot be served"}
+	case strings.Contains(body, "What is 3+3?"): // a follow-up to 2+2
+		return llmtest.Reply{Text: "3+3 equals 6."}
+	case strings.Contains(body, "What is 2+2?"):
+		return llmtest.Reply{Text: "2+2 equals 4."}
+	}
+	return llmtest.Reply{Text: "Done."}
+}
+
+func newHarness(t testing.TB, handle func(llmtest.Request) llmtest.Reply) *harness {
+	t.Helper()
+	h := &harness{t: t, ws: t.TempDir(), model: llmtest.NewAnthropic(t)}
+	h.model.Handle(handle)
+	ctx := context.Background()
+	cfg, err := config.Load(config.Options{Workspace: h.ws, UserDir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
+		v, ok := map[string]string{
+			"ANTHROPIC_API_KEY":  "test-key",
+			"ANTHROPIC_BASE_URL": h.model.BaseURL(),
+			"SUPERAGENTS_MODEL":  "anthropic/claude-test",
+		}[k]
+		return v, ok
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.store, err = sqlite.OpenDir(ctx, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	eng, problems, err := engine.New(engine.Options{Store: h.store, Config: cfg, Workspace: h.ws,
+		AgentDirs: agents.Dirs{Project: agents.ProjectDir(h.ws)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")}})
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("engine: %v %v", err, problems)
+	}
+	h.eng = eng
+	if h.bus, err = events.New(ctx, h.store, events.Options{PollInterval: 50 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	if h.mgr, err = tasks.New(ctx, tasks.Options{Store: h.store, Engine: eng, Bus: h.bus, Limits: cfg.Tasks, Fork: cfg.Fork}); err != nil {
+		t.Fatal(err)
+	}
+	eng.TaskTools = h.mgr.ToolsFor
+	if h.srv, err = mcpserver.New(mcpserver.Options{Manager: h.mgr, Store: h.store, Bus: h.bus, Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.close)
+	return h
+}
+
+func (h *harness) close() {
+	if h.http != nil {
+		h.http.Close()
+	}
+	if err := h.srv.Close(); err != nil {
+		h.t.Errorf("close server: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if err := h.mgr.Close(ctx); err != nil {
+		h.t.Errorf("close manager: %v", err)
+	}
+	h.bus.Close()
+	h.eng.Close()
+	h.store.Close()
+}
+
+// Transports the tests run over.
+const (
+	inMemory       = "in-memory"
+	streamableHTTP = "streamable-http"
+)
+
+var transports = []string{inMemory, streamableHTTP}
+
+// conn is one MCP client connected to the harness's server.
+type conn struct {
+	t        testing.TB
+	cs       *mcp.ClientSession
+	logs     chan *mcp.LoggingMessageParams
+	progress chan *mcp.ProgressNotificationParams
+}
+
+// connect connects a client named name over a transport. The client
+// leaves when the test ends.
+func (h *harness) connect(transport, name, version string) *conn {
+	t := h.t
+	t.Helper()
+	c := &conn{t: t, logs: make(chan *mcp.LoggingMessageParams, 64), progress: make(chan *mcp.ProgressNotificationParams, 64)}
+	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: version}, &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			c.logs <- req.Params
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			c.progress <- req.Params
+		},
+	})
+	ctx := context.Background()
+	var err error
+	switch transport {
+	case inMemory:
+		serverSide, clientSide := mcp.NewInMemoryTransports()
+		served := make(chan error, 1)
+		go func() { served <- h.srv.Serve(ctx, serverSide) }()
+		c.cs, err = client.Connect(ctx, clientSide, nil)
+		if err == nil {
+			t.Cleanup(func() {
+				c.cs.Close()
+				if err := <-served; err != nil {
+					t.Errorf("serve: %v", err)
+				}
+			})
+		}
+	case streamableHTTP:
+		h.httpOnce.Do(func() {
+			h.streams = make(chan struct{}, 16)
+			handler := h.srv.HTTPHandler(mcpserver.HTTPOptions{})
+			h.http = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet {
+					select {
+					case h.streams <- struct{}{}:
+					default:
+					}
+				}
+				handler.ServeHTTP(w, r)
+			}))
+		})
+		c.cs, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.http.URL, MaxRetries: -1}, nil)
+		if err == nil {
+			t.Cleanup(func() { c.cs.Close() })
+			// Notifications sent before the stream is open would be lost.
+			select {
+			case <-h.streams:
+			case <-time.After(waitLimit):
+				t.Fatal("the client opened no event stream")
+			}
+		}
+	default:
+		t.Fatalf("unknown transport %q", transport)
+	}
+	if err != nil {
+		t.Fatalf("connect over %s: %v", transport, err)
+	}
+	return c
+}
+
+// call calls a tool; a protocol error fails the test (tool errors are
+// results).
+func (c *conn) call(name string, args map[string]any) *mcp.CallToolResult {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		c.t.Fatalf("%s %v: protocol error: %v", name, args, err)
+	}
+	return res
+}
+
+// ok calls a tool that must succeed and returns its text and structured
+// content.
+func (c *conn) ok(name string, args map[string]any) (string, map[string]any) {
+	c.t.Helper()
+	res := c.call(name, args)
+	text := resultText(res)
+	if res.IsError {
+		c.t.Fatalf("%s %v: tool error: %s", name, args, text)
+	}
+	var data map[string]any
+	raw, err := json.Marshal(res.StructuredContent)
+	if err == nil {
+		err = json.Unmarshal(raw, &data)
+	}
+	if err != nil || data == nil {
+		c.t.Fatalf("%s: structured content %v: %v", name, res.StructuredContent, err)
+	}
+	return text, data
+}
+
+// fails calls a tool that must fail with a tool error and returns its
+// message.
+func (c *conn) fails(name string, args map[string]any) string {
+	c.t.Helper()
+	res := c.call(name, args)
+	if !res.IsError {
+		c.t.Fatalf("%s %v succeeded: %s", name, args, resultText(res))
+	}
+	return resultText(res)
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var texts []string
+	for _, content := range res.Content {
+		if tc, ok := content.(*mcp.TextContent); ok {
+			texts = append(texts, tc.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
+// launch launches a task and returns its id.
+func (c *conn) launch(args map[string]any) string {
+	c.t.Helper()
+	if args["agent"] == nil {
+		args["agent"] = "general"
+	}
+	_, data := c.ok("superagents_task", args)
+	id, _ := data["task_id"].(string)
+	if id == "" {
+		c.t.Fatalf("launch %v: no task_id in %v", args, data)
+	}
+	return id
+}
+
+// notification waits for the next task notification.
+func (c *conn) notification() map[string]any {
+	c.t.Helper()
+	select {
+	case p := <-c.logs:
+		if p.Logger != mcpserver.LoggerName {
+			c.t.Fatalf("log from logger %q: %v", p.Logger, p.Data)
+		}
+		data, ok := p.Data.(map[string]any)
+		if !ok {
+			c.t.Fatalf("log data is %T, not an object: %v", p.Data, p.Data)
+		}
+		data["level"] = string(p.Level)
+		return data
+	case <-time.After(waitLimit):
+		c.t.Fatal("no task notification arrived")
+		return nil
+	}
+}

@@ -1,0 +1,147 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/tasks"
+)
+
+// handler is a task tool as the server runs it: the manager's handler
+// bound to the calling MCP session.
+type handler[In any] func(ctx context.Context, req *mcp.CallToolRequest, in In) (tasks.Reply, error)
+
+// addTool offers a task tool with the manager's description and the input
+// schema inferred from its input struct. The reply's text is the result's
+// content and its data the structured content; a failure is a tool error
+// (IsError) with the manager's one-sentence message, which the client's
+// model reads, not a protocol error.
+func addTool[In any](s *Server, tool *mcp.Tool, h handler[In]) {
+	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		r, err := h(ctx, req, in)
+		if err != nil {
+			s.log.Debug("task tool failed", "tool", tool.Name, "error", err)
+			return nil, nil, errors.New(tasks.Message(err))
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}}, r.Data, nil
+	})
+}
+
+func (s *Server) addTools() {
+	desc := s.mgr.Descriptions()
+	no := false
+	closedWorld := &no
+	addTool(s, &mcp.Tool{Name: tasks.TaskToolName, Description: desc[tasks.TaskToolName],
+		Annotations: &mcp.ToolAnnotations{Title: "Launch a background agent"}},
+		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.TaskInput) (tasks.Reply, error) {
+			c, err := s.parent(ctx, req.Session)
+			if err != nil {
+				return tasks.Reply{}, err
+			}
+			return s.launch(ctx, c, in)
+		})
+	// Output and cancel name their task by id, whoever launched it, as the
+	// manager's tools do.
+	addTool(s, &mcp.Tool{Name: tasks.OutputToolName, Description: desc[tasks.OutputToolName],
+		Annotations: &mcp.ToolAnnotations{Title: "Background task result", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closedWorld}},
+		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.OutputInput) (tasks.Reply, error) {
+			if in.Block {
+				defer s.reportProgress(ctx, req, in.TaskID)()
+			}
+			return s.mgr.OutputTool(ctx, "", in)
+		})
+	addTool(s, &mcp.Tool{Name: tasks.ListToolName, Description: desc[tasks.ListToolName],
+		Annotations: &mcp.ToolAnnotations{Title: "List background tasks", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closedWorld}},
+		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.ListInput) (tasks.Reply, error) {
+			c, err := s.parent(ctx, req.Session)
+			if err != nil {
+				return tasks.Reply{}, err
+			}
+			return s.mgr.ListTool(ctx, c.session(), in)
+		})
+	addTool(s, &mcp.Tool{Name: tasks.CancelToolName, Description: desc[tasks.CancelToolName],
+		Annotations: &mcp.ToolAnnotations{Title: "Cancel a background task", OpenWorldHint: closedWorld}},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in tasks.CancelInput) (tasks.Reply, error) {
+			return s.mgr.CancelTool(ctx, "", in)
+		})
+	addTool(s, &mcp.Tool{Name: tasks.ClearToolName, Description: desc[tasks.ClearToolName],
+		Annotations: &mcp.ToolAnnotations{Title: "Clear background tasks", IdempotentHint: true, OpenWorldHint: closedWorld}},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ tasks.ClearInput) (tasks.Reply, error) {
+			c, err := s.parent(ctx, req.Session)
+			if err != nil {
+				return tasks.Reply{}, err
+			}
+			return s.mgr.ClearTool(ctx, c.session())
+		})
+}
+
+// launch launches or resumes a task for a client. Tasks launched while
+// others of the client still run share their batch, so each ending says
+// how many of them are done ("Task Progress: 2/3"), as for the tasks one
+// turn of an agent launches.
+func (s *Server) launch(ctx context.Context, c *client, in tasks.TaskInput) (tasks.Reply, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	running := 0
+	if c.batch != "" {
+		active, err := s.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: c.sessionID, BatchID: c.batch, Active: true, IncludeCleared: true, Limit: 1})
+		if err != nil {
+			return tasks.Reply{}, err
+		}
+		running = len(active)
+	}
+	if running == 0 {
+		c.batch = sa.NewID()
+	}
+	return s.mgr.TaskTool(ctx, c.sessionID, c.batch, in)
+}
+
+// reportProgress sends progress notifications while a blocking
+// superagents_output waits, if the client asked for them (a progress
+// token): one at once, then one per change of the task. It returns the
+// function that stops them.
+func (s *Server) reportProgress(ctx context.Context, req *mcp.CallToolRequest, ref string) (stop func()) {
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return func() {}
+	}
+	cursor := s.bus.Now() // before reading the task, so no change is missed
+	t, err := s.store.ResolveTask(ctx, ref)
+	if err != nil || !t.Status.Active() {
+		return func() {} // the tool itself reports it
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for step := 1.0; ; step++ {
+			err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: step, Message: progressMessage(t)})
+			if err != nil {
+				return
+			}
+			ch, err := cursor.NextMatching(ctx, func(c sa.Change) bool { return c.TaskID == t.ID && c.Kind == sa.ChangeTaskUpdated })
+			if err != nil {
+				return
+			}
+			if t, err = ch.Task(); err != nil || !t.Status.Active() {
+				return
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// progressMessage says where a task is, in a line.
+func progressMessage(t sa.Task) string {
+	p := t.Progress
+	msg := fmt.Sprintf("Task %s (%q) is %s: %d tool call(s)", sa.ShortID(t.ID), t.Description, t.Status, p.ToolCalls)
+	if len(p.LastTools) > 0 {
+		msg += " (last: " + strings.Join(p.LastTools, ", ") + ")"
+	}
+	return msg
+}
