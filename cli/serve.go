@@ -16,10 +16,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superagents/superagents/httpapi"
+	"github.com/superagents/superagents/mcpserver"
 )
 
 // DefaultServeAddr is where `superagents serve` listens by default.
 const DefaultServeAddr = "127.0.0.1:5165"
+
+// mcpSessionTimeout ends an MCP session whose client went quiet (its
+// tasks go on).
+const mcpSessionTimeout = 30 * time.Minute
 
 type serveFlags struct {
 	addr, allowOrigin string
@@ -30,9 +35,9 @@ type serveFlags struct {
 	shutdownTimeout   time.Duration
 }
 
-const serveLong = `Serve the HTTP API (/v1/...), the live event stream (/v1/events) and the
-web dashboard (/) on one address, over the same store and task manager as
-the rest of superagents.
+const serveLong = `Serve the HTTP API (/v1/...), the live event stream (/v1/events), the
+web dashboard (/) and the task tools over MCP's streamable HTTP (/mcp) on one
+address, over the same store and task manager as the rest of superagents.
 
 Every API request needs the token: Authorization: Bearer <token>. It is made
 on first start and kept, readable by you only, in the data directory;
@@ -51,7 +56,7 @@ func (a *app) serveCommand() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve [--addr HOST:PORT]",
-		Short: "Serve the HTTP API, live events and the web dashboard",
+		Short: "Serve the HTTP API, live events, the web dashboard and MCP over HTTP",
 		Long:  serveLong,
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -100,8 +105,16 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	version := versionInfo(a.env.Version).Version
+	// The task tools over MCP's streamable HTTP, at /mcp behind the token.
+	tools, err := mcpserver.New(mcpserver.Options{Manager: mgr, Store: eng.Store, Bus: bus, Version: version, Logger: logger})
+	if err != nil {
+		return err
+	}
+	a.closers = append(a.closers, tools.Close)
 	srv, err := httpapi.New(httpapi.Options{
-		Engine: eng, Tasks: mgr, Bus: bus, Token: token, Version: versionInfo(a.env.Version).Version,
+		Engine: eng, Tasks: mgr, Bus: bus, Token: token, Version: version,
+		MCP:         tools.HTTPHandler(mcpserver.HTTPOptions{SessionTimeout: mcpSessionTimeout}),
 		AllowOrigin: f.allowOrigin, AllowHosts: f.allowHosts, Logger: logger,
 		RateLimit: f.rateLimit, RateBurst: int(2 * f.rateLimit), ShutdownTimeout: f.shutdownTimeout,
 	})
@@ -119,7 +132,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	}
 	url := "http://" + net.JoinHostPort(host, fmt.Sprint(port))
 	started := time.Now().UTC()
-	if err := httpapi.WriteDiscovery(dir, httpapi.Discovery{URL: url, Port: port, PID: os.Getpid(), Started: started, Version: versionInfo(a.env.Version).Version}); err != nil {
+	if err := httpapi.WriteDiscovery(dir, httpapi.Discovery{URL: url, Port: port, PID: os.Getpid(), Started: started, Version: version}); err != nil {
 		ln.Close()
 		return err
 	}

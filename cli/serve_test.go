@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/superagents/superagents/cli"
 	"github.com/superagents/superagents/httpapi"
 )
@@ -100,6 +102,21 @@ func TestServe(t *testing.T) {
 	if code != http.StatusOK || turn["turn"].(map[string]any)["answer"] != "2+2 equals 4." {
 		t.Fatalf("a turn with the offline model = %d %v", code, turn)
 	}
+	// The task tools over MCP, behind the same token.
+	if code, _ := call("POST", "/mcp", `{}`, false); code != http.StatusUnauthorized {
+		t.Fatalf("/mcp without the token = %d", code)
+	}
+	mcpClient := &http.Client{Transport: bearerTransport{token: token, base: client.Transport}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "probe", Version: "1.0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: mcpClient, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("MCP over HTTP: %v", err)
+	}
+	toolList, err := cs.ListTools(ctx, nil)
+	if err != nil || len(toolList.Tools) != 5 {
+		t.Fatalf("MCP tools = %v, %v: want the five task tools", toolList, err)
+	}
+	cs.Close()
 	if strings.Contains(stderr.String(), token) {
 		t.Fatal("the token appears in the server's log")
 	}
@@ -120,6 +137,18 @@ func TestServe(t *testing.T) {
 	if !strings.Contains(stderr.String(), "listening on "+d.URL) || !strings.Contains(stderr.String(), "method=POST path=/v1/sessions status=201") {
 		t.Errorf("the server's log lacks the start line or request lines:\n%s", stderr.String())
 	}
+}
+
+// bearerTransport adds the token to every request.
+type bearerTransport struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
 }
 
 func TestServeRefusesRemoteAddresses(t *testing.T) {

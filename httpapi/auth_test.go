@@ -176,3 +176,52 @@ func TestRateLimit(t *testing.T) {
 		t.Errorf("the dashboard page is rate limited too: %d", r.status)
 	}
 }
+
+// The MCP handler is mounted behind the same checks, and its GET streams
+// end when the server shuts down.
+func TestMCPMount(t *testing.T) {
+	streaming := make(chan struct{})
+	mcp := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/mcp/stream" {
+			w.WriteHeader(http.StatusOK)
+			http.NewResponseController(w).Flush()
+			close(streaming)
+			<-r.Context().Done()
+			return
+		}
+		w.Write([]byte("mcp " + r.Method + " " + r.URL.Path))
+	})
+	h := newHarness(t, withServer(func(o *httpapi.Options) { o.MCP = mcp }))
+	port := h.host[strings.LastIndex(h.host, ":")+1:]
+	tests := []struct {
+		name, method, path string
+		headers            []string
+		want               int
+	}{
+		{"with the token", "POST", "/mcp", nil, http.StatusOK},
+		{"a sub-path", "GET", "/mcp/x", nil, http.StatusOK},
+		{"without the token", "POST", "/mcp", []string{"Authorization", ""}, http.StatusUnauthorized},
+		{"wrong host", "POST", "/mcp", []string{"Host", "attacker.example:" + port}, http.StatusForbidden},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := h.request(tt.method, tt.path, nil, tt.headers...)
+			if r.status != tt.want {
+				t.Fatalf("%s %s = %d %s, want %d", tt.method, tt.path, r.status, r.body, tt.want)
+			}
+			if tt.want == http.StatusOK && string(r.body) != "mcp "+tt.method+" "+tt.path {
+				t.Fatalf("body %q: the request did not reach the MCP handler", r.body)
+			}
+		})
+	}
+
+	done := make(chan response, 1)
+	go func() { done <- h.request("GET", "/mcp/stream", nil) }()
+	<-streaming
+	if err := h.shutdown(); err != nil {
+		t.Fatalf("shutdown with an MCP stream open: %v", err)
+	}
+	if r := <-done; r.status != http.StatusOK {
+		t.Fatalf("MCP stream = %d", r.status)
+	}
+}

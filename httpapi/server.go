@@ -204,10 +204,27 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/sessions/{id}/clear", s.clearSession)
 	mux.HandleFunc("GET /v1/events", s.events)
 	if s.opts.MCP != nil {
-		mux.Handle("/mcp", s.opts.MCP)
-		mux.Handle("/mcp/", s.opts.MCP)
+		mcp := s.endStreamsOnShutdown(s.opts.MCP)
+		mux.Handle("/mcp", mcp)
+		mux.Handle("/mcp/", mcp)
 	}
 	s.dashboardRoutes(mux)
+}
+
+// endStreamsOnShutdown ends a handler's GET requests (the MCP transport's
+// event streams) when the server shuts down, as the API's own stream
+// ends; other requests may finish.
+func (s *Server) endStreamsOnShutdown(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			h.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		defer context.AfterFunc(s.streams, cancel)()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // needsToken reports whether a path is behind the token: the API and MCP.
