@@ -19,11 +19,11 @@ import (
 	"go.uber.org/goleak"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/agents"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/httpapi"
+	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
@@ -44,6 +44,7 @@ type harness struct {
 	model *llmtest.Server
 	cfg   config.Config
 
+	stack  *stacktest.Stack
 	store  *sqlite.Store
 	eng    *engine.Engine
 	bus    *events.Bus
@@ -74,18 +75,7 @@ func newHarness(t testing.TB, opts ...option) *harness {
 	t.Helper()
 	h := &harness{t: t, dir: t.TempDir(), ws: t.TempDir(), model: llmtest.NewAnthropic(t)}
 	h.model.Handle(script)
-	cfg, err := config.Load(config.Options{Workspace: h.ws, UserDir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
-		v, ok := map[string]string{
-			"ANTHROPIC_API_KEY":  "test-key",
-			"ANTHROPIC_BASE_URL": h.model.BaseURL(),
-			"SUPERAGENTS_MODEL":  "anthropic/claude-test",
-		}[k]
-		return v, ok
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.cfg = cfg
+	h.cfg = stacktest.Config(t, h.ws, h.model.BaseURL())
 	for _, o := range opts {
 		o(h)
 	}
@@ -99,24 +89,8 @@ func (h *harness) start() {
 	t := h.t
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.OpenDir(ctx, h.dir, h.storeOps...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, problems, err := engine.New(engine.Options{Store: st, Config: h.cfg, Workspace: h.ws,
-		AgentDirs: agents.Dirs{Project: agents.ProjectDir(h.ws)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")}})
-	if err != nil || len(problems) > 0 {
-		t.Fatalf("engine: %v %v", err, problems)
-	}
-	bus, err := events.New(ctx, st, events.Options{PollInterval: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := tasks.New(ctx, tasks.Options{Store: st, Engine: eng, Bus: bus, Limits: h.cfg.Tasks, Fork: h.cfg.Fork})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng.TaskTools = mgr.ToolsFor
+	stack := stacktest.Open(t, h.dir, h.ws, h.cfg, h.storeOps...)
+	st, eng, bus, mgr := stack.Store, stack.Engine, stack.Bus, stack.Tasks
 	opts := h.opts
 	opts.Engine, opts.Tasks, opts.Bus, opts.Version = eng, mgr, bus, "test"
 	if opts.Token == "" {
@@ -133,7 +107,7 @@ func (h *harness) start() {
 	serveCtx, stop := context.WithCancel(ctx)
 	h.served = make(chan error, 1)
 	go func() { h.served <- srv.Serve(serveCtx, ln) }()
-	h.store, h.eng, h.bus, h.mgr, h.stop = st, eng, bus, mgr, stop
+	h.stack, h.store, h.eng, h.bus, h.mgr, h.stop = stack, st, eng, bus, mgr, stop
 	h.host = ln.Addr().String()
 	h.url = "http://" + h.host
 	h.client = &http.Client{Transport: &http.Transport{}}
@@ -161,14 +135,9 @@ func (h *harness) close() {
 		h.t.Errorf("serve: %v", err)
 	}
 	h.client.CloseIdleConnections()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := h.mgr.Close(ctx); err != nil {
-		h.t.Errorf("close manager: %v", err)
+	if err := h.stack.Close(); err != nil {
+		h.t.Errorf("close: %v", err)
 	}
-	h.bus.Close()
-	h.eng.Close()
-	h.store.Close()
 }
 
 // restart closes everything and starts again on the same data.
@@ -275,18 +244,10 @@ func (h *harness) launch(session, description, prompt string) sa.Task {
 	return task
 }
 
-// waitTask waits until a task's status satisfies done, through the
-// manager's blocking output (no sleeping).
+// waitTask waits until a task has ended.
 func (h *harness) waitTask(id string) sa.Task {
 	h.t.Helper()
-	out, err := h.mgr.Output(context.Background(), id, true, 60*time.Second)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if out.TimedOut {
-		h.t.Fatalf("task %s did not end within 60s: %+v", id, out.Task)
-	}
-	return out.Task
+	return h.stack.WaitTask(h.t, id)
 }
 
 // waitFor follows the change log until cond holds for a change, or fails
@@ -337,7 +298,7 @@ func script(req llmtest.Request) llmtest.Reply {
 	case strings.HasPrefix(turn.user, "gate:"):
 		path := strings.TrimSpace(strings.TrimPrefix(turn.user, "gate:"))
 		cmd := fmt.Sprintf("while [ ! -e %q ]; do sleep 0.05; done; echo %q", path, filepath.Base(path))
-		return llmtest.Reply{Text: "Waiting for the gate.", ToolCalls: []llmtest.ToolCall{toolCall("bash", map[string]any{"command": cmd})}}
+		return llmtest.Reply{Text: "Waiting for the gate.", ToolCalls: []llmtest.ToolCall{stacktest.ToolCall("bash", map[string]any{"command": cmd})}}
 	case strings.HasPrefix(turn.user, "launch:"):
 		var n int
 		var gatePath string
@@ -348,7 +309,7 @@ func script(req llmtest.Request) llmtest.Reply {
 			if gatePath != "" {
 				prompt = "gate: " + gatePath
 			}
-			calls = append(calls, toolCall(tasks.TaskToolName, map[string]any{"description": fmt.Sprintf("child %d", i+1),
+			calls = append(calls, stacktest.ToolCall(tasks.TaskToolName, map[string]any{"description": fmt.Sprintf("child %d", i+1),
 				"prompt": prompt, "agent": "general"}))
 		}
 		return llmtest.Reply{ToolCalls: calls}
@@ -400,11 +361,6 @@ func lastTurn(req llmtest.Request) turnFacts {
 		}
 	}
 	return f
-}
-
-func toolCall(name string, input any) llmtest.ToolCall {
-	raw, _ := json.Marshal(input)
-	return llmtest.ToolCall{Name: name, Input: string(raw)}
 }
 
 // sseEvent is one parsed Server-Sent Event.

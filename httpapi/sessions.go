@@ -172,7 +172,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Location", "/v1/sessions/"+sess.ID)
 	if !wait {
-		writeJSON(w, http.StatusAccepted, map[string]any{"message": stored, "turn": s.turns.state(sess.ID)})
+		writeJSON(w, http.StatusAccepted, map[string]any{"message": stored, "turn": tr.startedState()})
 		return
 	}
 	select {

@@ -65,8 +65,16 @@ type turns struct {
 type turn struct {
 	session string
 	model   string
+	started time.Time
 	done    chan struct{}
 	state   TurnState
+}
+
+// startedState is the turn's state as it started; it never changes, so
+// it may be read while the turn runs.
+func (tr *turn) startedState() TurnState {
+	started := tr.started
+	return TurnState{Status: turnRunning, StartedAt: &started}
 }
 
 func newTurns(eng *engine.Engine, mgr *tasks.Manager, log *slog.Logger) *turns {
@@ -100,9 +108,8 @@ func (t *turns) reserve(session, model string) (*turn, error) {
 	if t.running[session] != nil {
 		return nil, fmt.Errorf("%w in session %s: wait for it to end (GET /v1/sessions/%s shows it)", errTurnRunning, sa.ShortID(session), session)
 	}
-	now := time.Now()
-	tr := &turn{session: session, model: model, done: make(chan struct{}),
-		state: TurnState{Status: turnRunning, StartedAt: &now}}
+	tr := &turn{session: session, model: model, started: time.Now(), done: make(chan struct{})}
+	tr.state = tr.startedState()
 	t.running[session] = tr
 	return tr, nil
 }
