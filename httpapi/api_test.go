@@ -10,6 +10,7 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/config"
+	"github.com/superagents/superagents/internal/golden"
 	"github.com/superagents/superagents/sqlite"
 )
 
@@ -323,4 +324,40 @@ func TestErrorCodes(t *testing.T) {
 			t.Fatalf("resume of a task whose session is gone = %d %s, want 410", r.status, r.body)
 		}
 	})
+}
+
+// TestErrorBodiesGolden keeps the error replies people read, word for
+// word, in testdata/errors.golden (go test -update rewrites it).
+func TestErrorBodiesGolden(t *testing.T) {
+	h := newHarness(t, withStore(sequentialIDs()))
+	h.session()
+	h.session()
+	requests := []struct {
+		method, path string
+		body         any
+		headers      []string
+	}{
+		{"GET", "/v1/health", nil, []string{"Authorization", ""}},
+		{"GET", "/v1/health", nil, []string{"Authorization", "Bearer nope"}},
+		{"GET", "/v1/tasks?limit=500", nil, nil},
+		{"GET", "/v1/tasks?status=finished", nil, nil},
+		{"GET", "/v1/sessions/abcd", nil, nil},
+		{"GET", "/v1/tasks/zzzzzzzz", nil, nil},
+		{"POST", "/v1/tasks", map[string]any{"fork": true, "resume": "abcd000000000001", "prompt": "p"}, nil},
+		{"POST", "/v1/tasks", map[string]any{"sesion_id": "abcd000000000001"}, nil},
+		{"POST", "/v1/tasks", map[string]any{"session_id": "abcd000000000001", "agent": "nobody", "description": "d", "prompt": "p"}, nil},
+		{"POST", "/v1/tasks", `{"timeout": "soon"}`, nil},
+		{"DELETE", "/v1/tasks", nil, nil},
+		{"GET", "/v1/nowhere", nil, nil},
+	}
+	var out strings.Builder
+	for _, rq := range requests {
+		r := h.request(rq.method, rq.path, rq.body, rq.headers...)
+		fmt.Fprintf(&out, "%s %s\n%d %s", rq.method, rq.path, r.status, r.body)
+		if allow := r.header.Get("Allow"); allow != "" {
+			fmt.Fprintf(&out, "Allow: %s\n", allow)
+		}
+		out.WriteString("\n")
+	}
+	golden.Check(t, "errors.golden", []byte(out.String()))
 }

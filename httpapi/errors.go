@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -119,14 +120,18 @@ func writeError(w http.ResponseWriter, status int, format string, args ...any) {
 	writeJSON(w, status, errorBody{Error: fmt.Sprintf(format, args...), Status: status})
 }
 
-// writeJSON answers with v as JSON.
+// writeJSON answers with v as JSON. Characters like < stay as they are:
+// the answer is served as JSON (nosniff), never as HTML.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
-		data, _ = json.Marshal(errorBody{Error: "encode the response: " + err.Error(), Status: status})
+		buf.Reset()
+		_ = enc.Encode(errorBody{Error: "encode the response: " + err.Error(), Status: status})
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
+	_, _ = w.Write(buf.Bytes())
 }

@@ -250,7 +250,7 @@ func TestGracefulShutdown(t *testing.T) {
 
 	// A request in flight: its turn waits for a gate.
 	turnGate := h.gate("turn")
-	cursor := h.bus.Now()
+	cursor := h.cursor()
 	var wg sync.WaitGroup
 	var inflight response
 	wg.Add(1)

@@ -250,6 +250,35 @@ func (h *harness) waitTask(id string) sa.Task {
 	return h.stack.WaitTask(h.t, id)
 }
 
+// cursor follows the change log from its newest change in the store
+// (the bus may not have read the latest yet).
+func (h *harness) cursor() *events.Cursor {
+	h.t.Helper()
+	last, err := h.store.LastChangeID(context.Background())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return h.bus.From(last)
+}
+
+// turnEnded waits until the server's turn in a session has ended, and
+// returns its state.
+func (h *harness) turnEnded(session string) httpapi.TurnState {
+	h.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var got struct{ Turn httpapi.TurnState }
+		h.ok(http.StatusOK, "GET", "/v1/sessions/"+session, nil, &got)
+		if got.Turn.Status != "running" {
+			return got.Turn
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("the turn of session %s still runs after a minute", session)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // waitFor follows the change log until cond holds for a change, or fails
 // after a minute.
 func (h *harness) waitFor(what string, cursor *events.Cursor, cond func(sa.Change) bool) sa.Change {

@@ -56,7 +56,7 @@ func TestSessionEndpoints(t *testing.T) {
 	})
 
 	t.Run("message without wait", func(t *testing.T) {
-		cursor := h.bus.Now()
+		cursor := h.cursor()
 		var got struct {
 			Message sa.Message        `json:"message"`
 			Turn    httpapi.TurnState `json:"turn"`
@@ -72,6 +72,9 @@ func TestSessionEndpoints(t *testing.T) {
 		})
 		if m, _ := ch.Message(); m.Text() != "answer: 3+3" {
 			t.Fatalf("answer = %q", m.Text())
+		}
+		if turn := h.turnEnded(id); turn.Status != "completed" || turn.Answer != "answer: 3+3" {
+			t.Fatalf("turn = %+v", turn)
 		}
 	})
 
@@ -165,7 +168,7 @@ func TestAgentIsWokenWhenItsTasksEnd(t *testing.T) {
 	}
 	// The children end after the turn did: the agent is woken, and its
 	// answer ("noted") comes after both notifications.
-	cursor := h.bus.Now()
+	cursor := h.cursor()
 	gate.open(t)
 	notes := 0
 	h.waitFor("the woken agent's answer", cursor, func(c sa.Change) bool {
