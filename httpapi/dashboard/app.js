@@ -42,6 +42,10 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+const toolCalls = (t) => {
+  const n = (t.progress && t.progress.tool_calls) || 0;
+  return n + (n === 1 ? ' tool call' : ' tool calls');
+};
 const short = (id) => (id && id.length > 6 ? id.slice(0, 6) + '…' : id || '');
 const marks = (t) => [t.is_forked ? '(forked)' : '', t.resume_count > 0 ? '(resumed)' : ''].filter(Boolean).join(' ');
 
@@ -267,7 +271,7 @@ function renderTasks() {
       onclick: (e) => { e.stopPropagation(); cancelTask(t.id); } }, 'Cancel')
     : el('span'),
   el('span', { class: 'meta' }, el('span', { class: 'tid' }, short(t.id)), el('span', { class: 'marks' }, marks(t)),
-    ` · ${t.agent} · ${duration(t)} · ${(t.progress && t.progress.tool_calls) || 0} tool calls`))));
+    ` · ${t.agent} · ${duration(t)} · ${toolCalls(t)}`))));
 }
 
 // The agent tree: a task hangs under the session that launched it, a
@@ -351,7 +355,7 @@ function renderDetail() {
     el('h2', {}, 'Task'),
     el('div', { class: 'title' }, el('span', { id: 'detail-status', class: 'badge status-' + t.status }, t.status), ' ', t.description),
     facts(el('span', { class: 'mono' }, t.id), marks(t), 'agent ' + t.agent, 'parent ' + short(t.parent_session_id),
-      el('span', { id: 'detail-duration' }, duration(t)), ((t.progress && t.progress.tool_calls) || 0) + ' tool calls',
+      el('span', { id: 'detail-duration' }, duration(t)), toolCalls(t),
       t.progress && t.progress.phase && ACTIVE.has(t.status) && 'now: ' + t.progress.phase),
     t.result && el('div', { class: 'result' }, t.result),
     t.error && el('div', { class: 'result error' }, t.error),
