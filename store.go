@@ -47,6 +47,15 @@ type Store interface {
 	ResolveTask(ctx context.Context, ref string) (Task, error)
 	// ListTasks lists tasks, newest first.
 	ListTasks(ctx context.Context, f TaskFilter) ([]Task, error)
+	// CountTasks counts the tasks ListTasks would list without Offset and
+	// Limit.
+	CountTasks(ctx context.Context, f TaskFilter) (int, error)
+	// TaskStats sums up the tasks ListTasks would list without Offset and
+	// Limit.
+	TaskStats(ctx context.Context, f TaskFilter) (TaskStats, error)
+	// ResolveBatch finds the batch whose id is ref or starts with the
+	// prefix ref, as ResolveSession does, and returns its full id.
+	ResolveBatch(ctx context.Context, ref string) (string, error)
 	// UpdateTask reads a task, applies change to it and writes it back, in
 	// one transaction. It refuses (ErrConflict) a status change that
 	// TaskStatus.CanBecome forbids, and an error from change aborts it.
@@ -86,6 +95,8 @@ type Store interface {
 type SessionFilter struct {
 	// ParentID, when set, lists only the direct children of that session.
 	ParentID string
+	// Offset skips that many sessions of the listing.
+	Offset int
 	// Limit caps the number returned; 0 means no cap.
 	Limit int
 }

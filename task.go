@@ -141,5 +141,31 @@ type TaskFilter struct {
 	Active bool
 	// RunnerID selects the tasks of one runner.
 	RunnerID string
-	Limit    int
+	// Search selects the tasks whose description contains this text,
+	// ignoring the case of ASCII letters.
+	Search string
+	// Offset skips that many tasks of the listing; Limit caps the rest (0:
+	// no cap). Counts and stats ignore both.
+	Offset int
+	Limit  int
+}
+
+// TaskStats sums up a set of tasks.
+type TaskStats struct {
+	Total    int                `json:"total"`
+	ByStatus map[TaskStatus]int `json:"by_status"`
+	ByAgent  map[string]int     `json:"by_agent"`
+	// ToolCalls is the tool calls of all the tasks, added up.
+	ToolCalls int `json:"tool_calls"`
+	// Durations are those of the tasks that have ended: from when their
+	// latest run started to when it ended.
+	Durations DurationStats `json:"durations"`
+}
+
+// DurationStats describes a set of durations.
+type DurationStats struct {
+	Count int           `json:"count"`
+	Avg   time.Duration `json:"avg"`
+	Min   time.Duration `json:"min"`
+	Max   time.Duration `json:"max"`
 }

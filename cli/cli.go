@@ -152,6 +152,7 @@ Without a command, superagents opens a chat (see 'superagents chat --help').`,
 		a.agentsCommand(),
 		a.contextCommand(),
 		a.mcpCommand(),
+		a.serveCommand(),
 		a.versionCommand(),
 	)
 	return root

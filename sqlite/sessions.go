@@ -162,9 +162,12 @@ func (s *Store) ListSessions(ctx context.Context, f sa.SessionFilter) ([]sa.Sess
 		args = append(args, f.ParentID)
 	}
 	query += ` ORDER BY s.created_at DESC, s.id DESC`
-	if f.Limit > 0 {
-		query += ` LIMIT ?`
-		args = append(args, f.Limit)
+	if f.Offset < 0 || f.Limit < 0 {
+		return nil, fmt.Errorf("%w: list sessions: offset and limit cannot be negative", sa.ErrInvalid)
+	}
+	if f.Limit > 0 || f.Offset > 0 {
+		query += ` LIMIT ? OFFSET ?`
+		args = append(args, cmp.Or(f.Limit, -1), f.Offset)
 	}
 	rows, err := s.reader.QueryContext(ctx, query, args...)
 	if err != nil {

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	sa "github.com/superagents/superagents"
@@ -154,12 +156,12 @@ func (s *Store) ResolveTask(ctx context.Context, ref string) (sa.Task, error) {
 	return readTask(ctx, s.reader, id)
 }
 
-// ListTasks lists tasks, newest first.
-func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, error) {
-	query := `SELECT ` + taskColumns + ` FROM tasks WHERE 1 = 1`
+// taskWhere turns a filter into a WHERE clause and its arguments.
+func taskWhere(f sa.TaskFilter) (string, []any) {
+	where := ` WHERE 1 = 1`
 	var args []any
 	add := func(cond string, arg any) {
-		query += ` AND ` + cond
+		where += ` AND ` + cond
 		args = append(args, arg)
 	}
 	if f.ParentSessionID != "" {
@@ -177,16 +179,33 @@ func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, erro
 	if f.RunnerID != "" {
 		add(`runner_id = ?`, f.RunnerID)
 	}
+	if f.Search != "" {
+		// LIKE ignores the case of ASCII letters; the pattern's own
+		// wildcards are escaped so the text is matched as it is.
+		add(`description LIKE ? ESCAPE '\'`, "%"+likeEscaper.Replace(f.Search)+"%")
+	}
 	if f.Active {
-		query += ` AND status IN ('queued', 'running', 'resumed')`
+		where += ` AND status IN ('queued', 'running', 'resumed')`
 	}
 	if !f.IncludeCleared {
-		query += ` AND cleared_at IS NULL`
+		where += ` AND cleared_at IS NULL`
 	}
-	query += ` ORDER BY created_at DESC, id DESC`
-	if f.Limit > 0 {
-		query += ` LIMIT ?`
-		args = append(args, f.Limit)
+	return where, args
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// ListTasks lists tasks, newest first.
+func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, error) {
+	if f.Offset < 0 || f.Limit < 0 {
+		return nil, fmt.Errorf("%w: list tasks: offset and limit cannot be negative", sa.ErrInvalid)
+	}
+	where, args := taskWhere(f)
+	query := `SELECT ` + taskColumns + ` FROM tasks` + where + ` ORDER BY created_at DESC, id DESC`
+	if f.Limit > 0 || f.Offset > 0 {
+		// SQLite needs a LIMIT before an OFFSET: -1 is no limit.
+		query += ` LIMIT ? OFFSET ?`
+		args = append(args, cmp.Or(f.Limit, -1), f.Offset)
 	}
 	rows, err := s.reader.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -205,6 +224,69 @@ func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, erro
 		return nil, fmt.Errorf("list tasks: %w", err)
 	}
 	return out, nil
+}
+
+// CountTasks counts the tasks a filter selects.
+func (s *Store) CountTasks(ctx context.Context, f sa.TaskFilter) (int, error) {
+	where, args := taskWhere(f)
+	var n int
+	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM tasks`+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count tasks: %w", err)
+	}
+	return n, nil
+}
+
+// TaskStats sums up the tasks a filter selects, in one read transaction.
+func (s *Store) TaskStats(ctx context.Context, f sa.TaskFilter) (sa.TaskStats, error) {
+	where, args := taskWhere(f)
+	stats := sa.TaskStats{ByStatus: map[sa.TaskStatus]int{}, ByAgent: map[string]int{}}
+	err := s.inRead(ctx, func(q querier) error {
+		groups := []struct {
+			column string
+			add    func(key string, n int)
+		}{
+			{"status", func(k string, n int) { stats.ByStatus[sa.TaskStatus(k)] = n; stats.Total += n }},
+			{"agent", func(k string, n int) { stats.ByAgent[k] = n }},
+		}
+		for _, g := range groups {
+			rows, err := q.QueryContext(ctx, `SELECT `+g.column+`, COUNT(*) FROM tasks`+where+` GROUP BY `+g.column, args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var key string
+				var n int
+				if err := rows.Scan(&key, &n); err != nil {
+					rows.Close()
+					return err
+				}
+				g.add(key, n)
+			}
+			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+				return err
+			}
+		}
+		var avg sql.NullFloat64
+		var low, high, calls sql.NullInt64
+		err := q.QueryRowContext(ctx, `SELECT COUNT(completed_at), AVG(completed_at - started_at),
+			MIN(completed_at - started_at), MAX(completed_at - started_at),
+			SUM(COALESCE(json_extract(progress, '$.tool_calls'), 0)) FROM tasks`+where, args...).
+			Scan(&stats.Durations.Count, &avg, &low, &high, &calls)
+		stats.Durations.Avg = time.Duration(avg.Float64)
+		stats.Durations.Min, stats.Durations.Max = time.Duration(low.Int64), time.Duration(high.Int64)
+		stats.ToolCalls = int(calls.Int64)
+		return err
+	})
+	if err != nil {
+		return sa.TaskStats{}, fmt.Errorf("task stats: %w", err)
+	}
+	return stats, nil
+}
+
+// ResolveBatch finds a batch by full id or unique prefix.
+func (s *Store) ResolveBatch(ctx context.Context, ref string) (string, error) {
+	return resolve(ctx, s.reader, "batch", `SELECT DISTINCT batch_id FROM tasks WHERE batch_id >= ? AND batch_id < ?
+		ORDER BY batch_id LIMIT ?`, ref)
 }
 
 // UpdateTask applies change to a task inside one write transaction.

@@ -3,7 +3,6 @@ package tasks_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -12,10 +11,10 @@ import (
 	"go.uber.org/goleak"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/agents"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/events"
+	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
@@ -30,6 +29,7 @@ type harness struct {
 	t       testing.TB
 	dir     string // data directory
 	ws      string
+	stack   *stacktest.Stack
 	store   *sqlite.Store
 	eng     *engine.Engine
 	bus     *events.Bus
@@ -54,19 +54,8 @@ func newHarness(t testing.TB, handle func(req llmtest.Request) llmtest.Reply, op
 	t.Helper()
 	h := &harness{t: t, dir: t.TempDir(), ws: t.TempDir(), srv: llmtest.NewAnthropic(t)}
 	h.srv.Handle(handle)
-	cfg, err := config.Load(config.Options{Workspace: h.ws, UserDir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
-		v, ok := map[string]string{
-			"ANTHROPIC_API_KEY":  "test-key",
-			"ANTHROPIC_BASE_URL": h.srv.BaseURL(),
-			"SUPERAGENTS_MODEL":  "anthropic/claude-test",
-		}[k]
-		return v, ok
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.cfg = cfg
-	h.limits = cfg.Tasks
+	h.cfg = stacktest.Config(t, h.ws, h.srv.BaseURL())
+	h.limits = h.cfg.Tasks
 	for _, o := range opts {
 		o(h)
 	}
@@ -80,25 +69,8 @@ func newHarness(t testing.TB, handle func(req llmtest.Request) llmtest.Reply, op
 func (h *harness) open() {
 	t := h.t
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.OpenDir(ctx, h.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, problems, err := engine.New(engine.Options{Store: st, Config: h.cfg, Workspace: h.ws,
-		AgentDirs: agents.Dirs{Project: agents.ProjectDir(h.ws)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")}})
-	if err != nil || len(problems) > 0 {
-		t.Fatalf("engine: %v %v", err, problems)
-	}
-	bus, err := events.New(ctx, st, events.Options{PollInterval: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := tasks.New(ctx, tasks.Options{Store: st, Engine: eng, Bus: bus, Limits: h.cfg.Tasks, Fork: h.cfg.Fork})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng.TaskTools = mgr.ToolsFor
+	h.stack = stacktest.Open(t, h.dir, h.ws, h.cfg)
+	st, eng, bus, mgr := h.stack.Store, h.stack.Engine, h.stack.Bus, h.stack.Tasks
 	h.store, h.eng, h.bus, h.mgr = st, eng, bus, mgr
 	h.closeMu.Lock()
 	h.closed = false
@@ -112,14 +84,9 @@ func (h *harness) close() {
 		return
 	}
 	h.closed = true
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := h.mgr.Close(ctx); err != nil {
-		h.t.Errorf("close manager: %v", err)
+	if err := h.stack.Close(); err != nil {
+		h.t.Errorf("close: %v", err)
 	}
-	h.bus.Close()
-	h.eng.Close()
-	h.store.Close()
 }
 
 // parent makes a top-level session with a short conversation.

@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/superagents/superagents/httpapi"
+	"github.com/superagents/superagents/mcpserver"
+)
+
+// DefaultServeAddr is where `superagents serve` listens by default.
+const DefaultServeAddr = "127.0.0.1:5165"
+
+// mcpSessionTimeout ends an MCP session whose client went quiet (its
+// tasks go on).
+const mcpSessionTimeout = 30 * time.Minute
+
+type serveFlags struct {
+	addr, allowOrigin string
+	allowHosts        []string
+	allowRemote       bool
+	printToken        bool
+	rateLimit         float64
+	shutdownTimeout   time.Duration
+}
+
+const serveLong = `Serve the HTTP API (/v1/...), the live event stream (/v1/events), the
+web dashboard (/) and the task tools over MCP's streamable HTTP (/mcp) on one
+address, over the same store and task manager as the rest of superagents.
+
+Every API request needs the token: Authorization: Bearer <token>. It is made
+on first start and kept, readable by you only, in the data directory;
+--print-token prints it. The dashboard asks for it once per browser tab.
+
+The server listens on loopback only (127.0.0.1:5165). A non-loopback address
+is refused unless --allow-remote is given: then anyone who can reach the
+port and holds the token controls your agents, over plain HTTP.
+
+While it runs, server.json in the data directory tells local programs its
+URL, port and process id. SIGINT or SIGTERM stops it gracefully: requests
+in flight may finish (--shutdown-timeout), then running tasks end as
+interrupted and server.json is removed.`
+
+func (a *app) serveCommand() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve [--addr HOST:PORT]",
+		Short: "Serve the HTTP API, live events, the web dashboard and MCP over HTTP",
+		Long:  serveLong,
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.serve(cmd.Context(), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.addr, "addr", DefaultServeAddr, "address to listen on (loopback unless --allow-remote)")
+	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow listening on a non-loopback address (the API is then reachable from the network)")
+	fl.StringSliceVar(&f.allowHosts, "allow-host", nil, "also accept requests whose Host header names this host (a name the server is reached by)")
+	fl.StringVar(&f.allowOrigin, "allow-origin", "", "let web pages of this exact origin call the API (CORS), e.g. https://example.com")
+	fl.BoolVar(&f.printToken, "print-token", false, "print the API token (making it if needed) and exit")
+	fl.Float64Var(&f.rateLimit, "rate-limit", 50, "most API requests per second, in bursts of twice that (0: no limit)")
+	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", httpapi.DefaultShutdownTimeout, "how long requests in flight may take to finish on shutdown")
+	return cmd
+}
+
+func (a *app) serve(ctx context.Context, f serveFlags) error {
+	dir, err := a.resolveDataDir()
+	if err != nil {
+		return err
+	}
+	token, created, err := httpapi.LoadOrCreateToken(dir)
+	if err != nil {
+		return err
+	}
+	if f.printToken {
+		_, err := fmt.Fprintln(a.env.Stdout, token)
+		return err
+	}
+	if f.rateLimit < 0 {
+		return usagef("--rate-limit cannot be negative")
+	}
+	if err := checkListenAddr(a.env.Stderr, f.addr, f.allowRemote); err != nil {
+		return err
+	}
+	if running, err := httpapi.ReadDiscovery(dir); err == nil && processAlive(running.PID) {
+		return fmt.Errorf("a server for this data directory already runs at %s (pid %d); stop it first, or remove %s/%s if that process is not superagents",
+			running.URL, running.PID, dir, httpapi.DiscoveryFile)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(a.env.Stderr, "warning: %v (replacing it)\n", err)
+	}
+
+	eng, mgr, bus, err := a.openTasks(ctx, "")
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	version := versionInfo(a.env.Version).Version
+	// The task tools over MCP's streamable HTTP, at /mcp behind the token.
+	tools, err := mcpserver.New(mcpserver.Options{Manager: mgr, Store: eng.Store, Bus: bus, Version: version, Logger: logger})
+	if err != nil {
+		return err
+	}
+	a.closers = append(a.closers, tools.Close)
+	srv, err := httpapi.New(httpapi.Options{
+		Engine: eng, Tasks: mgr, Bus: bus, Token: token, Version: version,
+		MCP:         tools.HTTPHandler(mcpserver.HTTPOptions{SessionTimeout: mcpSessionTimeout}),
+		AllowOrigin: f.allowOrigin, AllowHosts: f.allowHosts, Logger: logger,
+		RateLimit: f.rateLimit, RateBurst: int(2 * f.rateLimit), ShutdownTimeout: f.shutdownTimeout,
+	})
+	if err != nil {
+		return usageError{err}
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", f.addr, err)
+	}
+	bound := ln.Addr().(*net.TCPAddr)
+	host, port := bound.IP.String(), bound.Port
+	if bound.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	url := "http://" + net.JoinHostPort(host, fmt.Sprint(port))
+	started := time.Now().UTC()
+	if err := httpapi.WriteDiscovery(dir, httpapi.Discovery{URL: url, Port: port, PID: os.Getpid(), Started: started, Version: version}); err != nil {
+		ln.Close()
+		return err
+	}
+	defer func() {
+		if err := httpapi.RemoveDiscovery(dir, os.Getpid()); err != nil {
+			fmt.Fprintf(a.env.Stderr, "warning: %v\n", err)
+		}
+	}()
+	if created {
+		fmt.Fprintf(a.env.Stderr, "A new API token was made and saved in %s (superagents serve --print-token prints it).\n", dir)
+	}
+	fmt.Fprintf(a.env.Stderr, "superagents serve: listening on %s (dashboard and API); Ctrl+C stops it\n", url)
+	err = srv.Serve(ctx, ln)
+	fmt.Fprintln(a.env.Stderr, "superagents serve: stopped; running tasks end as interrupted")
+	return err
+}
+
+// checkListenAddr refuses a non-loopback address unless allowRemote, and
+// then warns loudly on w.
+func checkListenAddr(w io.Writer, addr string, allowRemote bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("--addr %q: want HOST:PORT, like %s", addr, DefaultServeAddr)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return usagef("--addr %q: bad port %q", addr, port)
+	}
+	if isLoopback(host) {
+		return nil
+	}
+	if !allowRemote {
+		return usagef("--addr %s is not a loopback address: the API would be reachable from the network; "+
+			"listen on 127.0.0.1, or pass --allow-remote if you really mean it", addr)
+	}
+	bar := strings.Repeat("!", 72)
+	fmt.Fprintf(w, "%s\nWARNING: listening on %s, beyond this machine, over plain HTTP.\n"+
+		"Anyone who can reach this port and holds the token controls your agents\n"+
+		"and, through their tools, your files and shell. Put a TLS proxy in front.\n%s\n", bar, addr, bar)
+	return nil
+}
+
+// isLoopback reports whether a listen host is on this machine only.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// processAlive reports whether a process with that id exists.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

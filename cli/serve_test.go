@@ -1,0 +1,177 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/superagents/superagents/cli"
+	"github.com/superagents/superagents/httpapi"
+)
+
+// waitDiscovery waits until a server has written its discovery file.
+func waitDiscovery(t *testing.T, dir string, exited <-chan int, stderr *syncBuffer) httpapi.Discovery {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		d, err := httpapi.ReadDiscovery(dir)
+		if err == nil {
+			return d
+		}
+		select {
+		case code := <-exited:
+			t.Fatalf("serve exited with %d before listening: %s", code, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("no %s within a minute: %s", httpapi.DiscoveryFile, stderr.String())
+	return httpapi.Discovery{}
+}
+
+func TestServe(t *testing.T) {
+	h := newHarness(t)
+	ws := t.TempDir()
+	token := h.ok("", "serve", "--print-token")
+	info, err := os.Stat(filepath.Join(h.dataDir, httpapi.TokenFile))
+	if err != nil || info.Mode().Perm() != 0o600 || len(token) < 40 {
+		t.Fatalf("token %q, file %v (mode %v): want a long token in a 0600 file", token, err, info.Mode().Perm())
+	}
+	if again := h.ok("", "serve", "--print-token"); again != token {
+		t.Fatal("--print-token printed another token the second time")
+	}
+
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var stderr syncBuffer
+	exited := make(chan int, 1)
+	go func() {
+		exited <- cli.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", ws}, cli.Env{
+			Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr,
+			Getenv: func(k string) string { return h.env[k] },
+		})
+	}()
+	d := waitDiscovery(t, h.dataDir, exited, &stderr)
+	if d.PID != os.Getpid() || d.Port == 0 || !strings.HasPrefix(d.URL, "http://127.0.0.1:") || d.Started.IsZero() {
+		t.Fatalf("discovery = %+v", d)
+	}
+	if info, err := os.Stat(filepath.Join(h.dataDir, httpapi.DiscoveryFile)); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("discovery file mode = %v, %v: want 0600", info.Mode().Perm(), err)
+	}
+
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	call := func(method, path, body string, auth bool) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, d.URL+path, strings.NewReader(body))
+		if auth {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&out)
+		return res.StatusCode, out
+	}
+	if code, _ := call("GET", "/v1/health", "", false); code != http.StatusUnauthorized {
+		t.Fatalf("health without the token = %d", code)
+	}
+	if code, body := call("GET", "/v1/health", "", true); code != http.StatusOK || body["status"] != "ok" {
+		t.Fatalf("health = %d %v", code, body)
+	}
+	code, sess := call("POST", "/v1/sessions", "{}", true)
+	if code != http.StatusCreated {
+		t.Fatalf("create session = %d %v", code, sess)
+	}
+	code, turn := call("POST", "/v1/sessions/"+sess["id"].(string)+"/messages?wait=true", `{"text": "What is 2+2?"}`, true)
+	if code != http.StatusOK || turn["turn"].(map[string]any)["answer"] != "2+2 equals 4." {
+		t.Fatalf("a turn with the offline model = %d %v", code, turn)
+	}
+	// The task tools over MCP, behind the same token.
+	if code, _ := call("POST", "/mcp", `{}`, false); code != http.StatusUnauthorized {
+		t.Fatalf("/mcp without the token = %d", code)
+	}
+	mcpClient := &http.Client{Transport: bearerTransport{token: token, base: client.Transport}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "probe", Version: "1.0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: mcpClient, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("MCP over HTTP: %v", err)
+	}
+	toolList, err := cs.ListTools(ctx, nil)
+	if err != nil || len(toolList.Tools) != 5 {
+		t.Fatalf("MCP tools = %v, %v: want the five task tools", toolList, err)
+	}
+	cs.Close()
+	if strings.Contains(stderr.String(), token) {
+		t.Fatal("the token appears in the server's log")
+	}
+
+	// A second server on the same data directory is refused.
+	r := h.run("serve", "--addr", "127.0.0.1:0", "--workspace", ws)
+	if r.code != cli.ExitFailure || !strings.Contains(r.stderr, "already runs") {
+		t.Fatalf("second serve = %d %q", r.code, r.stderr)
+	}
+
+	stop() // as SIGINT does
+	if code := <-exited; code != cli.ExitOK {
+		t.Fatalf("serve exited with %d after a graceful stop: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(h.dataDir, httpapi.DiscoveryFile)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the discovery file is still there after shutdown: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "listening on "+d.URL) || !strings.Contains(stderr.String(), "method=POST path=/v1/sessions status=201") {
+		t.Errorf("the server's log lacks the start line or request lines:\n%s", stderr.String())
+	}
+}
+
+// bearerTransport adds the token to every request.
+type bearerTransport struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
+func TestServeRefusesRemoteAddresses(t *testing.T) {
+	h := newHarness(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"all interfaces", []string{"--addr", "0.0.0.0:0"}, "not a loopback address"},
+		{"empty host", []string{"--addr", ":0"}, "not a loopback address"},
+		{"a name", []string{"--addr", "example.com:5165"}, "not a loopback address"},
+		{"no port", []string{"--addr", "127.0.0.1"}, "HOST:PORT"},
+		{"bad port", []string{"--addr", "127.0.0.1:http-ish"}, "bad port"},
+		{"wildcard origin", []string{"--addr", "127.0.0.1:0", "--allow-origin", "*"}, "no wildcard"},
+		{"negative rate", []string{"--rate-limit", "-1"}, "rate-limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := h.run(append([]string{"serve", "--workspace", t.TempDir()}, tt.args...)...)
+			if r.code != cli.ExitUsage || !strings.Contains(r.stderr, tt.want) {
+				t.Fatalf("serve %v = %d %q, want usage error about %q", tt.args, r.code, r.stderr, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,363 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/config"
+	"github.com/superagents/superagents/internal/golden"
+	"github.com/superagents/superagents/sqlite"
+)
+
+// taskList is the answer of GET /v1/tasks.
+type taskList struct {
+	Tasks  []sa.Task `json:"tasks"`
+	Total  int       `json:"total"`
+	Limit  int       `json:"limit"`
+	Offset int       `json:"offset"`
+}
+
+func ids(list []sa.Task) []string {
+	var out []string
+	for _, t := range list {
+		out = append(out, t.ID)
+	}
+	return out
+}
+
+func TestTaskEndpoints(t *testing.T) {
+	h := newHarness(t)
+	parent := h.session()
+	other := h.session()
+
+	// Launch through the API with a session id prefix; the task runs and
+	// completes in the background.
+	var launched sa.Task
+	r := h.ok(http.StatusCreated, "POST", "/v1/tasks", map[string]any{"session_id": parent.ID[:6], "agent": "general",
+		"description": "Find the LOGIN bug", "prompt": "quick: login"}, &launched)
+	if r.header.Get("Location") != "/v1/tasks/"+launched.ID || launched.ParentSessionID != parent.ID {
+		t.Fatalf("launch: Location %q, task %+v", r.header.Get("Location"), launched)
+	}
+	done := h.waitTask(launched.ID)
+	if done.Status != sa.TaskCompleted || done.Result != "answer: login" {
+		t.Fatalf("task ended %s with %q, want completed with the scripted answer", done.Status, done.Result)
+	}
+	second := h.launch(parent.ID, "write the docs", "quick: docs")
+	h.waitTask(second.ID)
+	third := h.launch(other.ID, "login page styles", "quick: css")
+	h.waitTask(third.ID)
+
+	t.Run("get by prefix", func(t *testing.T) {
+		var got struct {
+			sa.Task
+			Indicators string `json:"indicators"`
+			DurationMS *int64 `json:"duration_ms"`
+		}
+		h.ok(http.StatusOK, "GET", "/v1/tasks/"+launched.ID[:5], nil, &got)
+		if got.ID != launched.ID || got.Result != "answer: login" || got.DurationMS == nil {
+			t.Fatalf("GET task = %+v", got)
+		}
+	})
+
+	t.Run("list filters", func(t *testing.T) {
+		tests := []struct {
+			query string
+			want  []string
+			total int
+		}{
+			{"", []string{third.ID, second.ID, launched.ID}, 3},
+			{"?search=login", []string{third.ID, launched.ID}, 2},
+			{"?search=LOGIN&session=" + parent.ID[:6], []string{launched.ID}, 1},
+			{"?status=completed&agent=general&limit=1", []string{third.ID}, 3},
+			{"?limit=1&offset=1", []string{second.ID}, 3},
+			{"?limit=2&offset=2", []string{launched.ID}, 3},
+			{"?status=running", nil, 0},
+			{"?agent=explore", nil, 0},
+			{"?batch=" + launched.BatchID[:6], []string{launched.ID}, 1},
+		}
+		for _, tt := range tests {
+			t.Run(tt.query, func(t *testing.T) {
+				var got taskList
+				h.ok(http.StatusOK, "GET", "/v1/tasks"+tt.query, nil, &got)
+				if !slices.Equal(ids(got.Tasks), tt.want) || got.Total != tt.total {
+					t.Fatalf("GET /v1/tasks%s = %v (total %d), want %v (total %d)", tt.query, ids(got.Tasks), got.Total, tt.want, tt.total)
+				}
+				if got.Limit == 0 {
+					t.Errorf("the reply has no limit: %+v", got)
+				}
+			})
+		}
+	})
+
+	t.Run("messages", func(t *testing.T) {
+		var got struct {
+			SessionID string       `json:"session_id"`
+			Messages  []sa.Message `json:"messages"`
+		}
+		h.ok(http.StatusOK, "GET", "/v1/tasks/"+launched.ID+"/messages", nil, &got)
+		var texts []string
+		for _, m := range got.Messages {
+			texts = append(texts, m.Text())
+		}
+		if got.SessionID != launched.ID || !slices.Equal(texts, []string{"quick: login", "answer: login"}) {
+			t.Fatalf("task messages = %q", texts)
+		}
+		var after struct{ Messages []sa.Message }
+		h.ok(http.StatusOK, "GET", fmt.Sprintf("/v1/tasks/%s/messages?after=%d", launched.ID, got.Messages[0].ID), nil, &after)
+		if len(after.Messages) != 1 || after.Messages[0].Text() != "answer: login" {
+			t.Fatalf("messages after the first = %+v", after.Messages)
+		}
+	})
+
+	t.Run("resume", func(t *testing.T) {
+		var resumed sa.Task
+		h.ok(http.StatusAccepted, "POST", "/v1/tasks/"+second.ID+"/resume", map[string]any{"prompt": "quick: more docs"}, &resumed)
+		if resumed.Status != sa.TaskResumed || resumed.ResumeCount != 1 {
+			t.Fatalf("resume answered %+v", resumed)
+		}
+		if again := h.waitTask(second.ID); again.Status != sa.TaskCompleted || again.Result != "answer: more docs" {
+			t.Fatalf("resumed task ended %s with %q", again.Status, again.Result)
+		}
+		// The same through POST /v1/tasks with resume.
+		h.ok(http.StatusAccepted, "POST", "/v1/tasks", map[string]any{"resume": second.ID[:6], "prompt": "quick: once more"}, &resumed)
+		if again := h.waitTask(second.ID); again.ResumeCount != 2 || again.Result != "answer: once more" {
+			t.Fatalf("second resume ended %+v", again)
+		}
+	})
+
+	t.Run("cancel", func(t *testing.T) {
+		gate := h.gate("cancel-gate")
+		running := h.launch(parent.ID, "waits", "gate: "+string(gate))
+		var cancelled sa.Task
+		h.ok(http.StatusOK, "POST", "/v1/tasks/"+running.ID+"/cancel", nil, &cancelled)
+		if cancelled.Status != sa.TaskCancelled {
+			t.Fatalf("cancel answered %s", cancelled.Status)
+		}
+		var got sa.Task
+		h.ok(http.StatusOK, "GET", "/v1/tasks/"+running.ID, nil, &got)
+		if got.Status != sa.TaskCancelled {
+			t.Fatalf("after cancel the task is %s", got.Status)
+		}
+	})
+
+	t.Run("stats and health", func(t *testing.T) {
+		var stats struct {
+			Total     int                   `json:"total"`
+			ByStatus  map[sa.TaskStatus]int `json:"by_status"`
+			ByAgent   map[string]int        `json:"by_agent"`
+			Active    int                   `json:"active"`
+			Durations struct {
+				Count int   `json:"count"`
+				MaxMS int64 `json:"max_ms"`
+				MinMS int64 `json:"min_ms"`
+			} `json:"durations"`
+		}
+		h.ok(http.StatusOK, "GET", "/v1/stats", nil, &stats)
+		if stats.Total != 4 || stats.ByStatus[sa.TaskCompleted] != 3 || stats.ByStatus[sa.TaskCancelled] != 1 ||
+			stats.ByAgent["general"] != 4 || stats.Active != 0 || stats.Durations.Count != 4 || stats.Durations.MaxMS < stats.Durations.MinMS {
+			t.Fatalf("stats = %+v", stats)
+		}
+		if _, ok := stats.ByStatus[sa.TaskQueued]; !ok {
+			t.Error("by_status leaves out statuses no task has")
+		}
+		health := h.ok(http.StatusOK, "GET", "/v1/health", nil, nil).object(t)
+		if health["status"] != "ok" || health["tasks"] != float64(4) || health["version"] != "test" {
+			t.Fatalf("health = %v", health)
+		}
+	})
+}
+
+func TestTaskGroup(t *testing.T) {
+	h := newHarness(t)
+	parent := h.session()
+	// The agent launches three tasks in one turn: one batch.
+	var turn struct {
+		Turn struct{ Status, Answer string } `json:"turn"`
+	}
+	h.ok(http.StatusOK, "POST", "/v1/sessions/"+parent.ID+"/messages?wait=true", map[string]any{"text": "launch: 3"}, &turn)
+	if turn.Turn.Status != "completed" {
+		t.Fatalf("turn = %+v", turn)
+	}
+	var list taskList
+	h.ok(http.StatusOK, "GET", "/v1/tasks?session="+parent.ID, nil, &list)
+	if len(list.Tasks) != 3 {
+		t.Fatalf("the turn launched %d tasks, want 3", len(list.Tasks))
+	}
+	for _, task := range list.Tasks {
+		h.waitTask(task.ID)
+	}
+	batch := list.Tasks[0].BatchID
+	var group struct {
+		BatchID        string    `json:"batch_id"`
+		Tasks          []sa.Task `json:"tasks"`
+		Total          int       `json:"total"`
+		Completed      int       `json:"completed"`
+		Running        int       `json:"running"`
+		Error          int       `json:"error"`
+		Cancelled      int       `json:"cancelled"`
+		CompletionRate float64   `json:"completion_rate"`
+		EndedAt        *string   `json:"ended_at"`
+		DurationMS     *int64    `json:"duration_ms"`
+		ToolCalls      *int      `json:"tool_calls"`
+	}
+	h.ok(http.StatusOK, "GET", "/v1/task-groups/"+batch[:6], nil, &group)
+	if group.BatchID != batch || group.Total != 3 || group.Completed != 3 || group.Running != 0 || group.CompletionRate != 1 ||
+		group.EndedAt == nil || group.DurationMS == nil || group.ToolCalls == nil {
+		t.Fatalf("group = %+v", group)
+	}
+	if !slices.IsSortedFunc(group.Tasks, func(a, b sa.Task) int { return a.CreatedAt.Compare(b.CreatedAt) }) {
+		t.Errorf("group tasks are not in launch order: %+v", group.Tasks)
+	}
+	for _, task := range list.Tasks {
+		if task.BatchID != batch {
+			t.Errorf("task %s has batch %s, want %s", task.ID, task.BatchID, batch)
+		}
+	}
+}
+
+// sequentialIDs makes ids that share a prefix, to test ambiguity.
+func sequentialIDs() sqlite.Option {
+	n := 0
+	return sqlite.WithIDGenerator(func() string {
+		n++
+		return fmt.Sprintf("abcd%012d", n)
+	})
+}
+
+func TestErrorCodes(t *testing.T) {
+	h := newHarness(t, withStore(sequentialIDs()), withLimits(func(l *config.Tasks) { l.SpawnDepth = 1 }))
+	parent := h.session() // abcd000000000001
+	h.session()           // abcd000000000002: "abcd" is ambiguous
+	completed := h.launch(parent.ID, "done", "quick: done")
+	h.waitTask(completed.ID)
+	gate := h.gate("errors-gate")
+	running := h.launch(parent.ID, "waits", "gate: "+string(gate))
+	t.Cleanup(func() { gate.open(t); h.waitTask(running.ID) })
+	busy := h.session()
+	turnGate := h.gate("turn-gate")
+	h.ok(http.StatusAccepted, "POST", "/v1/sessions/"+busy.ID+"/messages", map[string]any{"text": "gate: " + string(turnGate)}, nil)
+	t.Cleanup(func() { turnGate.open(t) })
+
+	big := `{"text": "` + strings.Repeat("x", 1<<20) + `"}`
+	tests := []struct {
+		name, method, path string
+		body               any
+		headers            []string
+		want               int
+		wantErr            string // a piece of the error message
+		wantField          string
+	}{
+		{"limit too large", "GET", "/v1/tasks?limit=201", nil, nil, 400, "between 1 and 200", "limit"},
+		{"limit not a number", "GET", "/v1/tasks?limit=ten", nil, nil, 400, "whole number", "limit"},
+		{"negative offset", "GET", "/v1/tasks?offset=-1", nil, nil, 400, "between", "offset"},
+		{"unknown status", "GET", "/v1/tasks?status=done", nil, nil, 400, "unknown status", "status"},
+		{"bad include_cleared", "GET", "/v1/tasks?include_cleared=maybe", nil, nil, 400, "true or false", "include_cleared"},
+		{"ambiguous prefix", "GET", "/v1/sessions/abcd", nil, nil, 400, "ambiguous", ""},
+		{"prefix too short", "GET", "/v1/tasks/abc", nil, nil, 400, "too short", ""},
+		{"bad id characters", "GET", "/v1/tasks/ABCD!", nil, nil, 400, "lowercase", ""},
+		{"fork with resume", "POST", "/v1/tasks", map[string]any{"fork": true, "resume": completed.ID, "prompt": "x"}, nil, 400, "mutually exclusive", "resume"},
+		{"missing prompt", "POST", "/v1/tasks", map[string]any{"session_id": parent.ID, "agent": "general", "description": "d"}, nil, 400, "required", "prompt"},
+		{"missing session", "POST", "/v1/tasks", map[string]any{"agent": "general", "description": "d", "prompt": "p"}, nil, 400, "required", "session_id"},
+		{"unknown agent", "POST", "/v1/tasks", map[string]any{"session_id": parent.ID, "agent": "nobody", "description": "d", "prompt": "p"}, nil, 400, "available agents", "agent"},
+		{"unknown field", "POST", "/v1/tasks", map[string]any{"sesion_id": parent.ID}, nil, 400, "not a field", "sesion_id"},
+		{"wrong type", "POST", "/v1/tasks", map[string]any{"fork": "yes"}, nil, 400, "true or false", "fork"},
+		{"negative timeout", "POST", "/v1/tasks", map[string]any{"timeout": -5}, nil, 400, "negative", "timeout"},
+		{"not JSON", "POST", "/v1/tasks", "{not json", nil, 400, "not valid JSON", ""},
+		{"two JSON values", "POST", "/v1/tasks", `{} {}`, nil, 400, "more than one", ""},
+		{"a JSON array", "POST", "/v1/tasks", `[]`, nil, 400, "JSON object", ""},
+		{"no body", "POST", "/v1/tasks", nil, nil, 400, "needs a JSON body", ""},
+		{"not JSON content type", "POST", "/v1/tasks", "a=b", []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, "must be JSON", ""},
+		{"empty message", "POST", "/v1/sessions/" + parent.ID + "/messages", map[string]any{"text": "  "}, nil, 400, "required", "text"},
+		{"unknown model", "POST", "/v1/sessions/" + parent.ID + "/messages", map[string]any{"text": "hi", "model": "nowhere/x"}, nil, 400, "nowhere", "model"},
+		{"bad after", "GET", "/v1/sessions/" + parent.ID + "/history?after=x", nil, nil, 400, "message id", "after"},
+		{"bad wait", "POST", "/v1/sessions/" + parent.ID + "/messages?wait=perhaps", map[string]any{"text": "hi"}, nil, 400, "true or false", "wait"},
+		{"unknown task", "GET", "/v1/tasks/zzzzzzzz", nil, nil, 404, "no task", ""},
+		{"unknown session", "GET", "/v1/sessions/zzzzzzzz/history", nil, nil, 404, "no session", ""},
+		{"unknown batch", "GET", "/v1/task-groups/zzzzzzzz", nil, nil, 404, "no batch", ""},
+		{"unknown endpoint", "GET", "/v1/nothing", nil, nil, 404, "no such endpoint", ""},
+		{"wrong method", "DELETE", "/v1/tasks", nil, nil, 405, "not allowed", ""},
+		{"wrong method on a task", "PUT", "/v1/tasks/" + completed.ID, nil, nil, 405, "not allowed", ""},
+		{"resume a running task", "POST", "/v1/tasks/" + running.ID + "/resume", map[string]any{"prompt": "more"}, nil, 409, "only completed tasks", ""},
+		{"cancel a completed task", "POST", "/v1/tasks/" + completed.ID + "/cancel", nil, nil, 409, "nothing to cancel", ""},
+		{"message during a turn", "POST", "/v1/sessions/" + busy.ID + "/messages", map[string]any{"text": "hi"}, nil, 409, "turn is running", ""},
+		{"clear during a turn", "POST", "/v1/sessions/" + busy.ID + "/clear", nil, nil, 409, "turn is running", ""},
+		{"message to a task's session", "POST", "/v1/sessions/" + completed.ID + "/messages", map[string]any{"text": "hi"}, nil, 409, "resume", ""},
+		{"body too large", "POST", "/v1/sessions/" + parent.ID + "/messages", big, nil, 413, "larger than", ""},
+		{"spawn depth", "POST", "/v1/tasks", map[string]any{"session_id": completed.ID, "agent": "general", "description": "d", "prompt": "p"}, nil, 429, "spawn_depth", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := h.request(tt.method, tt.path, tt.body, tt.headers...)
+			if r.status != tt.want {
+				t.Fatalf("%s %s = %d %s, want %d", tt.method, tt.path, r.status, r.body, tt.want)
+			}
+			var body struct {
+				Error      string   `json:"error"`
+				Status     int      `json:"status"`
+				Field      string   `json:"field"`
+				Candidates []string `json:"candidates"`
+			}
+			r.decode(t, &body)
+			if body.Status != tt.want || !strings.Contains(body.Error, tt.wantErr) || body.Field != tt.wantField {
+				t.Fatalf("error body = %+v, want status %d, an error about %q, field %q", body, tt.want, tt.wantErr, tt.wantField)
+			}
+			if tt.name == "ambiguous prefix" && len(body.Candidates) < 2 {
+				t.Errorf("an ambiguous prefix lists no candidates: %+v", body)
+			}
+			if tt.want == 405 && r.header.Get("Allow") == "" {
+				t.Error("405 without an Allow header")
+			}
+		})
+	}
+
+	t.Run("expired task session", func(t *testing.T) {
+		if err := h.store.DeleteSession(context.Background(), completed.ID); err != nil {
+			t.Fatal(err)
+		}
+		r := h.request("POST", "/v1/tasks/"+completed.ID+"/resume", map[string]any{"prompt": "more"})
+		if r.status != http.StatusGone || !strings.Contains(r.object(t)["error"].(string), "new superagents_task") {
+			t.Fatalf("resume of a task whose session is gone = %d %s, want 410", r.status, r.body)
+		}
+	})
+}
+
+// TestErrorBodiesGolden keeps the error replies people read, word for
+// word, in testdata/errors.golden (go test -update rewrites it).
+func TestErrorBodiesGolden(t *testing.T) {
+	h := newHarness(t, withStore(sequentialIDs()))
+	h.session()
+	h.session()
+	requests := []struct {
+		method, path string
+		body         any
+		headers      []string
+	}{
+		{"GET", "/v1/health", nil, []string{"Authorization", ""}},
+		{"GET", "/v1/health", nil, []string{"Authorization", "Bearer nope"}},
+		{"GET", "/v1/tasks?limit=500", nil, nil},
+		{"GET", "/v1/tasks?status=finished", nil, nil},
+		{"GET", "/v1/sessions/abcd", nil, nil},
+		{"GET", "/v1/tasks/zzzzzzzz", nil, nil},
+		{"POST", "/v1/tasks", map[string]any{"fork": true, "resume": "abcd000000000001", "prompt": "p"}, nil},
+		{"POST", "/v1/tasks", map[string]any{"sesion_id": "abcd000000000001"}, nil},
+		{"POST", "/v1/tasks", map[string]any{"session_id": "abcd000000000001", "agent": "nobody", "description": "d", "prompt": "p"}, nil},
+		{"POST", "/v1/tasks", `{"timeout": "soon"}`, nil},
+		{"DELETE", "/v1/tasks", nil, nil},
+		{"GET", "/v1/nowhere", nil, nil},
+	}
+	var out strings.Builder
+	for _, rq := range requests {
+		r := h.request(rq.method, rq.path, rq.body, rq.headers...)
+		fmt.Fprintf(&out, "%s %s\n%d %s", rq.method, rq.path, r.status, r.body)
+		if allow := r.header.Get("Allow"); allow != "" {
+			fmt.Fprintf(&out, "Allow: %s\n", allow)
+		}
+		out.WriteString("\n")
+	}
+	golden.Check(t, "errors.golden", []byte(out.String()))
+}

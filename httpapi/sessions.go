@@ -1,0 +1,262 @@
+package httpapi
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/engine"
+)
+
+// sessionView is a session with what this server knows of its turns.
+type sessionView struct {
+	sa.Session
+	Turn TurnState `json:"turn"`
+}
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
+	limit, offset, err := page(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	f := sa.SessionFilter{Limit: limit, Offset: offset}
+	if ref := r.URL.Query().Get("parent"); ref != "" {
+		parent, err := s.store.ResolveSession(r.Context(), ref)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		f.ParentID = parent.ID
+	}
+	list, err := s.store.ListSessions(r.Context(), f)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if list == nil {
+		list = []sa.SessionSummary{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": list, "limit": limit, "offset": offset})
+}
+
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Agent string `json:"agent"`
+		Model string `json:"model"`
+		Title string `json:"title"`
+	}
+	if err := decodeBody(r, &req, true); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	profile, err := s.opts.Engine.Profile(req.Agent)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Model != "" {
+		if err := s.opts.Engine.Check(sa.Session{Agent: profile.Name, Model: req.Model}); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	sess, err := s.store.CreateSession(r.Context(), sa.NewSession{Agent: profile.Name, Model: req.Model, Title: req.Title})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/v1/sessions/"+sess.ID)
+	writeJSON(w, http.StatusCreated, sessionView{Session: sess, Turn: s.turns.state(sess.ID)})
+}
+
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.store.ResolveSession(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, sessionView{Session: sess, Turn: s.turns.state(sess.ID)})
+}
+
+func (s *Server) sessionHistory(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.store.ResolveSession(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.writeHistory(w, r, sess.ID)
+}
+
+// writeHistory answers with a session's effective history (what its agent
+// sees, inherited messages included), or with the messages after the id
+// ?after= names.
+func (s *Server) writeHistory(w http.ResponseWriter, r *http.Request, sessionID string) {
+	var after int64
+	if raw := r.URL.Query().Get("after"); raw != "" {
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil || n < 0 {
+			s.fail(w, r, badField("after", "must be a message id (a whole number), not %q", raw))
+			return
+		}
+		after = n
+	}
+	msgs, err := s.store.History(r.Context(), sessionID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"session_id": sessionID, "messages": messagesAfter(msgs, after)})
+}
+
+func messagesAfter(msgs []sa.Message, after int64) []sa.Message {
+	out := []sa.Message{}
+	for _, m := range msgs {
+		if m.ID > after {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// postMessage stores a user message and runs the agent's turn in the
+// background: 202 Accepted at once with the stored message, the turn's
+// messages following on the event stream. With ?wait=true it answers
+// when the turn has ended, with the turn's outcome and messages.
+func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Text  string `json:"text"`
+		Model string `json:"model"`
+	}
+	if err := decodeBody(r, &req, false); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := required("text", req.Text, "the message to the agent"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	wait, err := queryBool(r, "wait")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	sess, err := s.store.ResolveSession(ctx, r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.notTaskSession(ctx, sess.ID); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.opts.Engine.Check(sa.Session{Agent: sess.Agent, Model: cmp.Or(req.Model, sess.Model)}); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var stored sa.Message
+	tr, err := s.turns.start(sess.ID, req.Model, func() error {
+		msgs, err := s.store.Append(ctx, sess.ID, engine.UserMessage(req.Text))
+		if err == nil {
+			stored = msgs[0]
+		}
+		return err
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/v1/sessions/"+sess.ID)
+	if !wait {
+		writeJSON(w, http.StatusAccepted, map[string]any{"message": stored, "turn": tr.startedState()})
+		return
+	}
+	select {
+	case <-tr.done:
+	case <-ctx.Done():
+		return // the client left; the turn goes on
+	}
+	msgs, err := s.store.History(ctx, sess.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"message": stored, "turn": tr.state, "messages": messagesAfter(msgs, stored.ID)})
+}
+
+// notTaskSession refuses to run turns in a task's session outside the
+// task's own lifecycle: a task is continued by resuming it.
+func (s *Server) notTaskSession(ctx context.Context, sessionID string) error {
+	t, err := s.store.Task(ctx, sessionID)
+	switch {
+	case errors.Is(err, sa.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	}
+	return errStatus(http.StatusConflict, "session %s is the session of task %s: send a follow-up with POST /v1/tasks/%s/resume", sa.ShortID(sessionID), sa.ShortID(t.ID), t.ID)
+}
+
+func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Agent string `json:"agent"`
+		Title string `json:"title"`
+	}
+	if err := decodeBody(r, &req, true); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Agent != "" {
+		if _, err := s.opts.Engine.Profile(req.Agent); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	ctx := r.Context()
+	parent, err := s.store.ResolveSession(ctx, r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	child, err := s.store.Fork(ctx, parent.ID, sa.ForkOptions{Agent: req.Agent, Title: cmp.Or(req.Title, parent.Title)})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	// The child records where it came from, as /fork in the chat does.
+	record := sa.Message{Role: sa.RoleSystem, Kind: sa.KindFork, Parts: []sa.Part{sa.TextPart("Forked from " + sa.ShortID(parent.ID))}}
+	if _, err := s.store.Append(ctx, child.ID, record); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/v1/sessions/"+child.ID)
+	writeJSON(w, http.StatusCreated, sessionView{Session: child, Turn: s.turns.state(child.ID)})
+}
+
+func (s *Server) clearSession(w http.ResponseWriter, r *http.Request) {
+	if err := decodeBody(r, &struct{}{}, true); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	sess, err := s.store.ResolveSession(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var stored []sa.Message
+	// Holding the session's turn slot keeps a clear from landing in the
+	// middle of a turn.
+	err = s.turns.hold(sess.ID, func() error {
+		stored, err = s.store.Append(r.Context(), sess.ID, sa.ClearMessage())
+		return err
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"message": stored[0]})
+}

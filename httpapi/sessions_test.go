@@ -1,0 +1,197 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/httpapi"
+)
+
+type history struct {
+	SessionID string       `json:"session_id"`
+	Messages  []sa.Message `json:"messages"`
+}
+
+func (h history) texts() []string {
+	var out []string
+	for _, m := range h.Messages {
+		if t := m.Text(); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+type sessionState struct {
+	sa.Session
+	Turn httpapi.TurnState `json:"turn"`
+}
+
+func TestSessionEndpoints(t *testing.T) {
+	h := newHarness(t)
+
+	var created sessionState
+	r := h.ok(http.StatusCreated, "POST", "/v1/sessions", map[string]any{"title": "chat"}, &created)
+	if created.Agent != "general" || created.Title != "chat" || created.Turn.Status != "idle" || r.header.Get("Location") != "/v1/sessions/"+created.ID {
+		t.Fatalf("created = %+v (Location %q)", created, r.header.Get("Location"))
+	}
+	id := created.ID
+
+	t.Run("message with wait", func(t *testing.T) {
+		var got struct {
+			Message  sa.Message        `json:"message"`
+			Turn     httpapi.TurnState `json:"turn"`
+			Messages []sa.Message      `json:"messages"`
+		}
+		h.ok(http.StatusOK, "POST", "/v1/sessions/"+id[:6]+"/messages?wait=true", map[string]any{"text": "quick: 2+2"}, &got)
+		if got.Message.ID == 0 || got.Message.Text() != "quick: 2+2" || got.Turn.Status != "completed" || got.Turn.Answer != "answer: 2+2" {
+			t.Fatalf("wait reply = %+v", got)
+		}
+		if len(got.Messages) != 1 || got.Messages[0].Role != sa.RoleAssistant {
+			t.Fatalf("the turn's messages = %+v", got.Messages)
+		}
+	})
+
+	t.Run("message without wait", func(t *testing.T) {
+		cursor := h.cursor()
+		var got struct {
+			Message sa.Message        `json:"message"`
+			Turn    httpapi.TurnState `json:"turn"`
+		}
+		h.ok(http.StatusAccepted, "POST", "/v1/sessions/"+id+"/messages", map[string]any{"text": "quick: 3+3"}, &got)
+		if got.Message.ID == 0 || got.Turn.Status != "running" {
+			t.Fatalf("202 reply = %+v", got)
+		}
+		// The answer arrives as a change, as event stream clients see it.
+		ch := h.waitFor("the answer", cursor, func(c sa.Change) bool {
+			m, err := c.Message()
+			return c.Kind == sa.ChangeSessionMessage && c.SessionID == id && err == nil && m.Role == sa.RoleAssistant
+		})
+		if m, _ := ch.Message(); m.Text() != "answer: 3+3" {
+			t.Fatalf("answer = %q", m.Text())
+		}
+		if turn := h.turnEnded(id); turn.Status != "completed" || turn.Answer != "answer: 3+3" {
+			t.Fatalf("turn = %+v", turn)
+		}
+	})
+
+	t.Run("failed turn", func(t *testing.T) {
+		var got struct{ Turn httpapi.TurnState }
+		h.ok(http.StatusOK, "POST", "/v1/sessions/"+id+"/messages?wait=true", map[string]any{"text": "fail"}, &got)
+		if got.Turn.Status != "failed" || got.Turn.Error == "" {
+			t.Fatalf("turn = %+v, want failed with the reason", got.Turn)
+		}
+		var state sessionState
+		h.ok(http.StatusOK, "GET", "/v1/sessions/"+id, nil, &state)
+		if state.Turn.Status != "failed" {
+			t.Fatalf("GET session turn = %+v", state.Turn)
+		}
+	})
+
+	t.Run("history", func(t *testing.T) {
+		var got history
+		h.ok(http.StatusOK, "GET", "/v1/sessions/"+id+"/history", nil, &got)
+		want := []string{"quick: 2+2", "answer: 2+2", "quick: 3+3", "answer: 3+3", "fail"}
+		if !slices.Equal(got.texts(), want) {
+			t.Fatalf("history = %q, want %q", got.texts(), want)
+		}
+	})
+
+	var child sessionState
+	t.Run("fork", func(t *testing.T) {
+		h.ok(http.StatusCreated, "POST", "/v1/sessions/"+id+"/fork", map[string]any{"title": "branch"}, &child)
+		if child.ParentID != id || child.Title != "branch" {
+			t.Fatalf("fork = %+v", child)
+		}
+		h.ok(http.StatusOK, "POST", "/v1/sessions/"+child.ID+"/messages?wait=true", map[string]any{"text": "quick: child"}, nil)
+		var got history
+		h.ok(http.StatusOK, "GET", "/v1/sessions/"+child.ID+"/history", nil, &got)
+		want := []string{"quick: 2+2", "answer: 2+2", "quick: 3+3", "answer: 3+3", "fail", "Forked from " + sa.ShortID(id), "quick: child", "answer: child"}
+		if !slices.Equal(got.texts(), want) {
+			t.Fatalf("child history = %q, want %q", got.texts(), want)
+		}
+		var parent history
+		h.ok(http.StatusOK, "GET", "/v1/sessions/"+id+"/history", nil, &parent)
+		if len(parent.texts()) != 5 {
+			t.Fatalf("the fork changed its parent: %q", parent.texts())
+		}
+	})
+
+	t.Run("clear", func(t *testing.T) {
+		var got struct{ Message sa.Message }
+		h.ok(http.StatusOK, "POST", "/v1/sessions/"+child.ID+"/clear", nil, &got)
+		if got.Message.Kind != sa.KindClear {
+			t.Fatalf("clear stored %+v", got.Message)
+		}
+		h.ok(http.StatusOK, "POST", "/v1/sessions/"+child.ID+"/messages?wait=true", map[string]any{"text": "quick: fresh"}, nil)
+		var hist history
+		h.ok(http.StatusOK, "GET", "/v1/sessions/"+child.ID+"/history", nil, &hist)
+		if want := []string{"quick: fresh", "answer: fresh"}; !slices.Equal(hist.texts(), want) {
+			t.Fatalf("history after clear = %q, want %q", hist.texts(), want)
+		}
+	})
+
+	t.Run("list", func(t *testing.T) {
+		var all struct {
+			Sessions []sa.SessionSummary `json:"sessions"`
+			Limit    int                 `json:"limit"`
+		}
+		h.ok(http.StatusOK, "GET", "/v1/sessions", nil, &all)
+		if len(all.Sessions) != 2 || all.Sessions[0].ID != child.ID || all.Limit != 50 {
+			t.Fatalf("sessions = %+v", all)
+		}
+		var page struct{ Sessions []sa.SessionSummary }
+		h.ok(http.StatusOK, "GET", "/v1/sessions?limit=1&offset=1", nil, &page)
+		if len(page.Sessions) != 1 || page.Sessions[0].ID != id {
+			t.Fatalf("second page = %+v", page.Sessions)
+		}
+		h.ok(http.StatusOK, "GET", "/v1/sessions?parent="+id[:6], nil, &page)
+		if len(page.Sessions) != 1 || page.Sessions[0].ID != child.ID {
+			t.Fatalf("children of %s = %+v", id, page.Sessions)
+		}
+	})
+}
+
+// An agent that launches tasks in a turn run by the server is woken when
+// they have all ended, to answer their notifications, as run --wait does.
+func TestAgentIsWokenWhenItsTasksEnd(t *testing.T) {
+	h := newHarness(t)
+	parent := h.session()
+	gate := h.gate("children")
+	var turn struct{ Turn httpapi.TurnState }
+	h.ok(http.StatusOK, "POST", "/v1/sessions/"+parent.ID+"/messages?wait=true", map[string]any{"text": "launch: 2 gate " + string(gate)}, &turn)
+	if !strings.HasPrefix(turn.Turn.Answer, "launched 2") {
+		t.Fatalf("turn = %+v", turn.Turn)
+	}
+	// The children end after the turn did: the agent is woken, and its
+	// answer ("noted") comes after both notifications.
+	cursor := h.cursor()
+	gate.open(t)
+	notes := 0
+	h.waitFor("the woken agent's answer", cursor, func(c sa.Change) bool {
+		m, err := c.Message()
+		if c.Kind != sa.ChangeSessionMessage || c.SessionID != parent.ID || err != nil {
+			return false
+		}
+		if m.Kind == sa.KindNotification {
+			notes++
+		}
+		return m.Role == sa.RoleAssistant && m.Text() == "noted" && notes == 2
+	})
+
+	// A task launched through the API does not wake its parent's agent:
+	// no agent asked for it.
+	other := h.session()
+	task := h.launch(other.ID, "from the API", "quick: api")
+	h.waitTask(task.ID)
+	var state sessionState
+	h.ok(http.StatusOK, "GET", "/v1/sessions/"+other.ID, nil, &state)
+	var hist history
+	h.ok(http.StatusOK, "GET", "/v1/sessions/"+other.ID+"/history", nil, &hist)
+	if state.Turn.Status != "idle" || len(hist.Messages) != 1 || hist.Messages[0].Kind != sa.KindNotification {
+		t.Fatalf("the parent of an API task: turn %+v, history %q; want idle, with only the notification", state.Turn, hist.texts())
+	}
+}

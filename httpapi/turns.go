@@ -1,0 +1,220 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/agent"
+	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/tasks"
+)
+
+// TurnState is what the server knows of a session's latest turn. Turns
+// are not in the store, so this is only known to the server that ran
+// them; their messages are stored as usual.
+type TurnState struct {
+	// Status is idle (no turn run here yet), running, completed, failed
+	// or stopped (by a shutdown).
+	Status    string     `json:"status"`
+	StartedAt *time.Time `json:"started_at,omitempty"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	// Answer is the text of the turn's last answer.
+	Answer    string   `json:"answer,omitempty"`
+	Error     string   `json:"error,omitempty"`
+	Steps     int      `json:"steps,omitempty"`
+	ToolCalls int      `json:"tool_calls,omitempty"`
+	Usage     sa.Usage `json:"usage,omitzero"`
+}
+
+// Turn statuses.
+const (
+	turnIdle      = "idle"
+	turnRunning   = "running"
+	turnCompleted = "completed"
+	turnFailed    = "failed"
+	turnStopped   = "stopped"
+)
+
+// turns runs session turns in the background, one at a time per session,
+// and wakes an agent whose background tasks have all ended and left
+// notifications it has not answered, as `run --wait` does.
+type turns struct {
+	eng *engine.Engine
+	mgr *tasks.Manager
+	log *slog.Logger
+
+	ctx    context.Context // cancelled by stop: running turns end
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	running map[string]*turn
+	last    map[string]TurnState
+	// wakeable are the sessions whose agent launched tasks in a turn run
+	// here: only those are woken when their tasks end.
+	wakeable map[string]bool
+	stopped  bool
+}
+
+// turn is one running turn; state is final once done is closed.
+type turn struct {
+	session string
+	model   string
+	started time.Time
+	done    chan struct{}
+	state   TurnState
+}
+
+// startedState is the turn's state as it started; it never changes, so
+// it may be read while the turn runs.
+func (tr *turn) startedState() TurnState {
+	started := tr.started
+	return TurnState{Status: turnRunning, StartedAt: &started}
+}
+
+func newTurns(eng *engine.Engine, mgr *tasks.Manager, log *slog.Logger) *turns {
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &turns{eng: eng, mgr: mgr, log: log, ctx: ctx, cancel: cancel,
+		running: map[string]*turn{}, last: map[string]TurnState{}, wakeable: map[string]bool{}}
+	mgr.OnIdle(t.wake)
+	return t
+}
+
+// state returns what is known of a session's turns.
+func (t *turns) state(session string) TurnState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if tr := t.running[session]; tr != nil {
+		return tr.state
+	}
+	if st, ok := t.last[session]; ok {
+		return st
+	}
+	return TurnState{Status: turnIdle}
+}
+
+// reserve takes a session's turn slot: one turn (or clear) at a time.
+func (t *turns) reserve(session, model string) (*turn, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped {
+		return nil, tasks.ErrClosed
+	}
+	if t.running[session] != nil {
+		return nil, fmt.Errorf("%w in session %s: wait for it to end (GET /v1/sessions/%s shows it)", errTurnRunning, sa.ShortID(session), session)
+	}
+	tr := &turn{session: session, model: model, started: time.Now(), done: make(chan struct{})}
+	tr.state = tr.startedState()
+	t.running[session] = tr
+	return tr, nil
+}
+
+// release gives a slot back without running a turn.
+func (t *turns) release(tr *turn) {
+	t.mu.Lock()
+	delete(t.running, tr.session)
+	t.mu.Unlock()
+	close(tr.done)
+}
+
+// start runs a turn of a session in the background. before, if set, runs
+// first, with the session's slot held (to store the user's message): when
+// it fails no turn runs.
+func (t *turns) start(session, model string, before func() error) (*turn, error) {
+	tr, err := t.reserve(session, model)
+	if err != nil {
+		return nil, err
+	}
+	if before != nil {
+		if err := before(); err != nil {
+			t.release(tr)
+			return nil, err
+		}
+	}
+	t.mu.Lock()
+	stopped := t.stopped
+	if !stopped {
+		t.wg.Add(1)
+	}
+	t.mu.Unlock()
+	if stopped {
+		t.release(tr)
+		return nil, tasks.ErrClosed
+	}
+	go t.run(tr)
+	return tr, nil
+}
+
+// hold runs fn with the session's turn slot held, so that no turn runs
+// meanwhile; it fails with errTurnRunning when one does.
+func (t *turns) hold(session string, fn func() error) error {
+	tr, err := t.reserve(session, "")
+	if err != nil {
+		return err
+	}
+	defer t.release(tr)
+	return fn()
+}
+
+func (t *turns) run(tr *turn) {
+	defer t.wg.Done()
+	opts := engine.TurnOptions{Model: tr.model, OnEvent: func(e agent.Event) {
+		if e.Type == agent.EventToolStart && e.Call != nil && e.Call.Name == tasks.TaskToolName {
+			t.mu.Lock()
+			t.wakeable[tr.session] = true
+			t.mu.Unlock()
+		}
+	}}
+	outcome, err := t.eng.Run(t.ctx, tr.session, opts)
+	end := time.Now()
+	state := TurnState{Status: turnCompleted, StartedAt: tr.state.StartedAt, EndedAt: &end, Answer: outcome.Text,
+		Steps: outcome.Steps, ToolCalls: outcome.ToolCalls, Usage: outcome.Usage}
+	switch {
+	case err != nil && errors.Is(t.ctx.Err(), context.Canceled):
+		state.Status, state.Error = turnStopped, "stopped: the server shut down during the turn"
+	case err != nil:
+		state.Status, state.Error = turnFailed, err.Error()
+		t.log.Warn("turn failed", slog.String("session", tr.session), slog.Any("error", err))
+	}
+	t.mu.Lock()
+	delete(t.running, tr.session)
+	t.last[tr.session] = state
+	tr.state = state
+	t.mu.Unlock()
+	close(tr.done)
+	// Tasks may have ended while the turn ran: their wake-up was skipped.
+	if err == nil {
+		t.wake(tr.session)
+	}
+}
+
+// wake runs a turn for a session whose agent launched tasks here, once
+// none of them runs and their notifications are unanswered.
+func (t *turns) wake(session string) {
+	t.mu.Lock()
+	skip := t.stopped || !t.wakeable[session] || t.running[session] != nil
+	t.mu.Unlock()
+	if skip || t.mgr.Active(session) > 0 {
+		return
+	}
+	if unseen, err := t.mgr.Unseen(t.ctx, session); err != nil || !unseen {
+		return
+	}
+	if _, err := t.start(session, "", nil); err != nil && !errors.Is(err, errTurnRunning) && !errors.Is(err, tasks.ErrClosed) {
+		t.log.Warn("wake agent", slog.String("session", session), slog.Any("error", err))
+	}
+}
+
+// stop ends the running turns and waits for them; no turn starts after.
+func (t *turns) stop() {
+	t.mu.Lock()
+	t.stopped = true
+	t.mu.Unlock()
+	t.cancel()
+	t.wg.Wait()
+}

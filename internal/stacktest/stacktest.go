@@ -1,0 +1,111 @@
+// Package stacktest builds, for tests, everything that runs agents: a
+// SQLite store in a directory, the engine with the built-in tools, the
+// event bus and the task manager, wired together as the command line
+// wires them. Its models talk to a fake server of package llmtest.
+package stacktest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/agents"
+	"github.com/superagents/superagents/config"
+	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/events"
+	"github.com/superagents/superagents/llm/llmtest"
+	"github.com/superagents/superagents/sqlite"
+	"github.com/superagents/superagents/tasks"
+)
+
+// Stack is the store, engine, bus and task manager of one test.
+type Stack struct {
+	Store  *sqlite.Store
+	Engine *engine.Engine
+	Bus    *events.Bus
+	Tasks  *tasks.Manager
+}
+
+// Config loads the configuration of a workspace whose default model is
+// anthropic/claude-test, served by the fake Anthropic API at baseURL.
+func Config(t testing.TB, workspace, baseURL string) config.Config {
+	t.Helper()
+	env := map[string]string{
+		"ANTHROPIC_API_KEY":  "test-key",
+		"ANTHROPIC_BASE_URL": baseURL,
+		"SUPERAGENTS_MODEL":  "anthropic/claude-test",
+	}
+	cfg, err := config.Load(config.Options{Workspace: workspace, UserDir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
+		v, ok := env[k]
+		return v, ok
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// Open opens the stack on the data directory dir (again, after Close, to
+// test a restart). The bus polls every 50 ms for other processes' writes.
+func Open(t testing.TB, dir, workspace string, cfg config.Config, storeOpts ...sqlite.Option) *Stack {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.OpenDir(ctx, dir, storeOpts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, problems, err := engine.New(engine.Options{Store: st, Config: cfg, Workspace: workspace,
+		AgentDirs: agents.Dirs{Project: agents.ProjectDir(workspace)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")}})
+	if err != nil || len(problems) > 0 {
+		st.Close()
+		t.Fatalf("engine: %v %v", err, problems)
+	}
+	bus, err := events.New(ctx, st, events.Options{PollInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := tasks.New(ctx, tasks.Options{Store: st, Engine: eng, Bus: bus, Limits: cfg.Tasks, Fork: cfg.Fork})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.TaskTools = mgr.ToolsFor
+	return &Stack{Store: st, Engine: eng, Bus: bus, Tasks: mgr}
+}
+
+// Close stops the task manager (running tasks end as interrupted), then
+// the bus, the engine and the store.
+func (s *Stack) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := s.Tasks.Close(ctx)
+	s.Bus.Close()
+	return errors.Join(err, s.Engine.Close(), s.Store.Close())
+}
+
+// WaitTask waits until a task has ended, through the manager's blocking
+// output (no polling), and returns it; it fails the test after a minute.
+func (s *Stack) WaitTask(t testing.TB, id string) sa.Task {
+	t.Helper()
+	out, err := s.Tasks.Output(context.Background(), id, true, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.TimedOut {
+		t.Fatalf("task %s did not end within a minute: %+v", id, out.Task)
+	}
+	return out.Task
+}
+
+// ToolCall is a scripted tool call with its input as JSON.
+func ToolCall(name string, input any) llmtest.ToolCall {
+	raw, err := json.Marshal(input)
+	if err != nil {
+		panic(fmt.Sprintf("stacktest: tool input %v: %v", input, err))
+	}
+	return llmtest.ToolCall{Name: name, Input: string(raw)}
+}
