@@ -114,3 +114,10 @@ type ChangeNotifier interface {
 	// recorded changes; signals may be merged.
 	Changed() <-chan struct{}
 }
+
+// ForkRecord is the message a front end stores in a new child to record
+// where it was forked from ("Forked from abc123..."). It is kind fork: a
+// record for people, never sent to a model.
+func ForkRecord(parent Session) Message {
+	return Message{Role: RoleSystem, Kind: KindFork, Parts: []Part{TextPart("Forked from " + ShortID(parent.ID))}}
+}

@@ -228,8 +228,7 @@ func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The child records where it came from, as /fork in the chat does.
-	record := sa.Message{Role: sa.RoleSystem, Kind: sa.KindFork, Parts: []sa.Part{sa.TextPart("Forked from " + sa.ShortID(parent.ID))}}
-	if _, err := s.store.Append(ctx, child.ID, record); err != nil {
+	if _, err := s.store.Append(ctx, child.ID, sa.ForkRecord(parent)); err != nil {
 		s.fail(w, r, err)
 		return
 	}

@@ -570,12 +570,6 @@ func commandMessage(text string) sa.Message {
 	return sa.Message{Role: sa.RoleUser, Kind: sa.KindCommand, Parts: []sa.Part{sa.TextPart(text)}}
 }
 
-// forkMessage records in a child where it was forked from.
-func forkMessage(parent sa.Session) sa.Message {
-	return sa.Message{Role: sa.RoleSystem, Kind: sa.KindFork, Parts: []sa.Part{sa.TextPart(forkedFrom(parent))}}
-}
-
-func forkedFrom(parent sa.Session) string { return "Forked from " + sa.ShortID(parent.ID) }
 
 // maxTranscript caps the blocks of a restored transcript; older ones are
 // summed up in one line.

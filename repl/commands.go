@@ -158,7 +158,7 @@ func cmdFork(ctx context.Context, c *Chat, in Input) Reply {
 	if err != nil {
 		return failed(fmt.Sprintf("cannot fork %s: %v", sa.ShortID(parent.ID), err))
 	}
-	if _, err := c.store.Append(ctx, child.ID, forkMessage(parent)); err != nil {
+	if _, err := c.store.Append(ctx, child.ID, sa.ForkRecord(parent)); err != nil {
 		return failed(fmt.Sprintf("cannot record the fork in %s: %v", sa.ShortID(child.ID), err))
 	}
 	c.mu.Lock()
@@ -166,7 +166,7 @@ func cmdFork(ctx context.Context, c *Chat, in Input) Reply {
 	c.members[child.ID] = true
 	c.current = child
 	c.mu.Unlock()
-	r := Reply{Blocks: []Block{{Kind: BlockHeader, Session: child}, {Kind: BlockNote, Text: forkedFrom(parent)}}}
+	r := Reply{Blocks: []Block{{Kind: BlockHeader, Session: child}, {Kind: BlockNote, Text: sa.ForkRecord(parent).Text()}}}
 	if prompt != "" {
 		sent := c.send(ctx, prompt)
 		r.Blocks = append(r.Blocks, sent.Blocks...)
