@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,10 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
-	"github.com/superagents/superagents/agents"
-	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/events"
+	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/mcpserver"
 	"github.com/superagents/superagents/sqlite"
@@ -37,6 +35,7 @@ const waitLimit = 60 * time.Second
 // with the Anthropic SDK talking to a fake model server.
 type harness struct {
 	t     testing.TB
+	stack *stacktest.Stack
 	store *sqlite.Store
 	eng   *engine.Engine
 	bus   *events.Bus
@@ -75,34 +74,9 @@ func newHarness(t testing.TB, handle func(llmtest.Request) llmtest.Reply) *harne
 	t.Helper()
 	h := &harness{t: t, ws: t.TempDir(), model: llmtest.NewAnthropic(t)}
 	h.model.Handle(handle)
-	ctx := context.Background()
-	cfg, err := config.Load(config.Options{Workspace: h.ws, UserDir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
-		v, ok := map[string]string{
-			"ANTHROPIC_API_KEY":  "test-key",
-			"ANTHROPIC_BASE_URL": h.model.BaseURL(),
-			"SUPERAGENTS_MODEL":  "anthropic/claude-test",
-		}[k]
-		return v, ok
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h.store, err = sqlite.OpenDir(ctx, t.TempDir()); err != nil {
-		t.Fatal(err)
-	}
-	eng, problems, err := engine.New(engine.Options{Store: h.store, Config: cfg, Workspace: h.ws,
-		AgentDirs: agents.Dirs{Project: agents.ProjectDir(h.ws)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")}})
-	if err != nil || len(problems) > 0 {
-		t.Fatalf("engine: %v %v", err, problems)
-	}
-	h.eng = eng
-	if h.bus, err = events.New(ctx, h.store, events.Options{PollInterval: 50 * time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
-	if h.mgr, err = tasks.New(ctx, tasks.Options{Store: h.store, Engine: eng, Bus: h.bus, Limits: cfg.Tasks, Fork: cfg.Fork}); err != nil {
-		t.Fatal(err)
-	}
-	eng.TaskTools = h.mgr.ToolsFor
+	h.stack = stacktest.Open(t, t.TempDir(), h.ws, stacktest.Config(t, h.ws, h.model.BaseURL()))
+	h.store, h.eng, h.bus, h.mgr = h.stack.Store, h.stack.Engine, h.stack.Bus, h.stack.Tasks
+	var err error
 	if h.srv, err = mcpserver.New(mcpserver.Options{Manager: h.mgr, Store: h.store, Bus: h.bus, Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
@@ -117,14 +91,9 @@ func (h *harness) close() {
 	if err := h.srv.Close(); err != nil {
 		h.t.Errorf("close server: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	if err := h.mgr.Close(ctx); err != nil {
-		h.t.Errorf("close manager: %v", err)
+	if err := h.stack.Close(); err != nil {
+		h.t.Errorf("close: %v", err)
 	}
-	h.bus.Close()
-	h.eng.Close()
-	h.store.Close()
 }
 
 // Transports the tests run over.
