@@ -570,7 +570,6 @@ func commandMessage(text string) sa.Message {
 	return sa.Message{Role: sa.RoleUser, Kind: sa.KindCommand, Parts: []sa.Part{sa.TextPart(text)}}
 }
 
-
 // maxTranscript caps the blocks of a restored transcript; older ones are
 // summed up in one line.
 const maxTranscript = 40
