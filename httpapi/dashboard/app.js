@@ -257,21 +257,57 @@ function visibleTasks() {
     .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
 }
 
+// Task rows are kept by task id and updated in place, so that a live
+// update never replaces the button a person is about to click: the badge,
+// description and Cancel button are rebuilt only when the status or the
+// description changes, the meta line (time, tool calls) on every render.
+const taskRows = new Map(); // task id → { li, meta, status, desc }
+
+function taskRow(t) {
+  let r = taskRows.get(t.id);
+  if (!r) {
+    r = { li: el('li', { onclick: () => select(t.id) }), meta: el('span', { class: 'meta' }), status: null, desc: null };
+    taskRows.set(t.id, r);
+  }
+  r.li.className = 'task' + (t.id === state.selected ? ' selected' : '');
+  r.li.dataset.id = t.id;
+  r.li.dataset.status = t.status;
+  if (r.status !== t.status || r.desc !== t.description) {
+    r.li.replaceChildren(
+      el('span', { class: 'badge status-' + t.status }, t.status),
+      el('span', { class: 'desc', title: t.description }, t.description),
+      ACTIVE.has(t.status)
+        ? el('button', { class: 'danger cancel', type: 'button', dataset: { id: t.id }, title: 'Cancel this task',
+          onclick: (e) => { e.stopPropagation(); cancelTask(t.id); } }, 'Cancel')
+        : el('span'),
+      r.meta);
+    r.status = t.status;
+    r.desc = t.description;
+  }
+  r.meta.replaceChildren(el('span', { class: 'tid' }, short(t.id)), el('span', { class: 'marks' }, marks(t)),
+    ` · ${t.agent} · ${duration(t)} · ${toolCalls(t)}`);
+  return r.li;
+}
+
 function renderTasks() {
-  const list = visibleTasks();
+  const list = visibleTasks().slice(0, MAX_ROWS);
+  const ul = $('task-list');
   $('task-empty').hidden = list.length > 0;
-  $('task-list').replaceChildren(...list.slice(0, MAX_ROWS).map((t) => el('li', {
-    class: 'task' + (t.id === state.selected ? ' selected' : ''), dataset: { id: t.id, status: t.status },
-    onclick: () => select(t.id),
-  },
-  el('span', { class: 'badge status-' + t.status }, t.status),
-  el('span', { class: 'desc', title: t.description }, t.description),
-  ACTIVE.has(t.status)
-    ? el('button', { class: 'danger cancel', type: 'button', dataset: { id: t.id }, title: 'Cancel this task',
-      onclick: (e) => { e.stopPropagation(); cancelTask(t.id); } }, 'Cancel')
-    : el('span'),
-  el('span', { class: 'meta' }, el('span', { class: 'tid' }, short(t.id)), el('span', { class: 'marks' }, marks(t)),
-    ` · ${t.agent} · ${duration(t)} · ${toolCalls(t)}`))));
+  const shown = new Set(list.map((t) => t.id));
+  for (const [id, r] of taskRows) {
+    if (!shown.has(id)) {
+      r.li.remove();
+      taskRows.delete(id);
+    }
+  }
+  // Place the rows in order, moving only those out of place.
+  let prev = null;
+  for (const t of list) {
+    const li = taskRow(t);
+    const want = prev ? prev.nextSibling : ul.firstChild;
+    if (li !== want) ul.insertBefore(li, want);
+    prev = li;
+  }
 }
 
 // The agent tree: a task hangs under the session that launched it, a
