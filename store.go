@@ -35,7 +35,9 @@ type Store interface {
 	History(ctx context.Context, sessionID string) ([]Message, error)
 	// DeleteSession deletes a session. If sessions were forked from it, it
 	// is hidden and its rows are kept until no descendant needs them: no
-	// other session's history ever changes.
+	// other session's history ever changes. Its tasks leave every listing,
+	// and those still active are ended as cancelled (ParentDeletedError),
+	// in the same transaction.
 	DeleteSession(ctx context.Context, id string) error
 
 	// CreateTask creates a task and its child session in one transaction.

@@ -19,6 +19,10 @@ const (
 	TaskResumed   TaskStatus = "resumed"
 )
 
+// ParentDeletedError is the error of a task that was cancelled because its
+// parent session was deleted.
+const ParentDeletedError = "cancelled: its parent session was deleted"
+
 // TaskStatuses lists every status, in lifecycle order.
 var TaskStatuses = []TaskStatus{TaskQueued, TaskRunning, TaskResumed, TaskCompleted, TaskError, TaskCancelled}
 

@@ -270,7 +270,8 @@ func (a *app) deleteCommand() *cobra.Command {
 		Long: `Delete a session. It disappears from listings and can no longer be used.
 Sessions forked from it keep everything they inherited: the rows they need
 are kept, hidden, until no descendant needs them. Background tasks the
-session launched are removed from listings.`,
+session launched are removed from listings; those still running are
+cancelled (the process running them stops them within moments).`,
 		Args: exactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sess, err := a.resolveSession(cmd.Context(), args[0])

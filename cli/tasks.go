@@ -68,6 +68,11 @@ parent's context, "(resumed)" tasks that were continued.`,
 			if err != nil {
 				return err
 			}
+			// Tasks of a process that died are ended first, so that none
+			// is listed as running when nothing runs it.
+			if _, err := tasks.Reconcile(cmd.Context(), st); err != nil {
+				return err
+			}
 			filter := sa.TaskFilter{Status: status, Limit: limit}
 			if sessionID != "" {
 				sess, err := st.ResolveSession(cmd.Context(), sessionID)
@@ -142,8 +147,8 @@ status and progress while it runs. --block waits until it ends or the
 timeout passes (seconds; default 60, at most 600).`,
 		Args: exactArgs(1, "one task id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if timeout < 0 {
-				return usagef("--timeout must not be negative")
+			if most := int(tasks.MaxBlockTimeout.Seconds()); timeout < 1 || timeout > most {
+				return usagef("--timeout must be between 1 and %d seconds, not %d", most, timeout)
 			}
 			_, mgr, _, err := a.openTasks(cmd.Context(), "")
 			if err != nil {

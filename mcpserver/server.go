@@ -128,7 +128,10 @@ func New(opts Options) (*Server, error) {
 			SupportedProtocolVersions: slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v string) bool { return v >= statelessVersion }),
 		})
 	s.mcp.AddReceivingMiddleware(logByDefault)
-	s.addTools()
+	if err := s.addTools(); err != nil {
+		stop()
+		return nil, fmt.Errorf("mcp server: %w", err)
+	}
 	cursor := s.bus.Now() // before New returns, so no ending is missed
 	s.wg.Add(1)
 	go s.forward(ctx, cursor)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	sa "github.com/superagents/superagents"
@@ -32,11 +33,40 @@ func addTool[In any](s *Server, tool *mcp.Tool, h handler[In]) {
 	})
 }
 
-func (s *Server) addTools() {
+// What fork: true and prompt mean over MCP: the server never sees the
+// client's own conversation, only what was said over the connection.
+const (
+	forkNote        = "With fork: true the sub-agent starts with a digest of this connection's record (the notices of earlier tasks), not of your own conversation, which superagents does not see: put what the sub-agent needs in prompt."
+	forkField       = "Give the sub-agent a digest of this connection's record (the notices of earlier tasks). It does not include your own conversation. Cannot be combined with resume."
+	taskPromptField = "The complete instructions for the sub-agent: what to do, where, and what to report back. It does not see your conversation, so include everything it needs. With resume: the follow-up message."
+)
+
+// taskInputSchema is superagents_task's input schema with the fields'
+// descriptions said for an MCP client.
+func taskInputSchema() (*jsonschema.Schema, error) {
+	schema, err := jsonschema.For[tasks.TaskInput](nil)
+	if err != nil {
+		return nil, fmt.Errorf("task tool schema: %w", err)
+	}
+	for name, desc := range map[string]string{"fork": forkField, "prompt": taskPromptField} {
+		prop, ok := schema.Properties[name]
+		if !ok {
+			return nil, fmt.Errorf("task tool schema: no %q property", name)
+		}
+		prop.Description = desc
+	}
+	return schema, nil
+}
+
+func (s *Server) addTools() error {
 	desc := s.mgr.Descriptions()
 	no := false
 	closedWorld := &no
-	addTool(s, &mcp.Tool{Name: tasks.TaskToolName, Description: desc[tasks.TaskToolName],
+	taskSchema, err := taskInputSchema()
+	if err != nil {
+		return err
+	}
+	addTool(s, &mcp.Tool{Name: tasks.TaskToolName, Description: s.mgr.TaskDescriptionWith(forkNote), InputSchema: taskSchema,
 		Annotations: &mcp.ToolAnnotations{Title: "Launch a background agent"}},
 		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.TaskInput) (tasks.Reply, error) {
 			c, err := s.parent(ctx, req.Session)
@@ -78,6 +108,7 @@ func (s *Server) addTools() {
 			}
 			return s.mgr.ClearTool(ctx, c.session())
 		})
+	return nil
 }
 
 // launch launches or resumes a task for a client. Tasks launched while

@@ -77,34 +77,39 @@ func reclaim(ctx context.Context, tx *writeTx, id string) error {
 	return nil
 }
 
-// clearTasksOf removes a deleted parent's tasks from listings, recording
-// each.
+// clearTasksOf removes a deleted parent's tasks from listings. Its active
+// tasks are ended as cancelled on the way: nobody is left to hear from
+// them, and the process running them stops them when it reads the change.
 func clearTasksOf(ctx context.Context, tx *writeTx, parentID string) error {
-	rows, err := tx.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE parent_session_id = ? AND cleared_at IS NULL`, parentID)
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM tasks WHERE parent_session_id = ? AND cleared_at IS NULL`, parentID)
 	if err != nil {
 		return fmt.Errorf("clear tasks: %w", err)
 	}
-	var tasks []sa.Task
+	var ids []string
 	for rows.Next() {
-		t, err := scanTask(rows)
-		if err != nil {
+		var id string
+		if err := rows.Scan(&id); err != nil {
 			rows.Close()
 			return fmt.Errorf("clear tasks: %w", err)
 		}
-		tasks = append(tasks, t)
+		ids = append(ids, id)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("clear tasks: %w", err)
 	}
-	for _, t := range tasks {
-		cleared := tx.now
-		t.ClearedAt = &cleared
-		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET cleared_at = ? WHERE id = ?`, nanos(cleared), t.ID); err != nil {
-			return fmt.Errorf("clear task %s: %w", t.ID, err)
-		}
-		if err := tx.record(ctx, sa.ChangeTaskUpdated, parentID, t.ID, normalizeTask(t)); err != nil {
-			return err
+	for _, id := range ids {
+		_, err := updateTask(ctx, tx, id, func(t *sa.Task) error {
+			now := tx.now
+			t.ClearedAt = &now
+			if t.Status.Active() {
+				t.Status, t.CompletedAt, t.RunnerID = sa.TaskCancelled, &now, ""
+				t.Result, t.Error = "", sa.ParentDeletedError
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("clear task %s: %w", id, err)
 		}
 	}
 	return nil

@@ -103,12 +103,12 @@ func testChanges(t *testing.T, factory Factory) {
 	}
 
 	// Deleting the parent records the deletion and its tasks leaving the
-	// listings.
+	// listings; the resumed one is cancelled on the way.
 	mark = lastChange(t, st)
 	if err := st.DeleteSession(ctx, a.ID); err != nil {
 		t.Fatal(err)
 	}
-	wantChanges(t, st, mark, "session.deleted", "task.updated")
+	wantChanges(t, st, mark, "session.deleted", "task.cancelled")
 
 	// Pages, and the log survives a restart.
 	all := changesSince(t, st, 0)
@@ -308,12 +308,24 @@ func testFinishTask(t *testing.T, factory Factory) {
 		t.Fatal("the task ended although its notification was refused")
 	}
 
-	// With the parent gone the task still ends, without a notification.
+	// Deleting the parent cancels its active tasks in the same transaction
+	// and leaves the ended ones as they are.
 	if err := st.DeleteSession(ctx, parent.ID); err != nil {
 		t.Fatal(err)
 	}
-	ended, msg, err = finish(other.ID, sa.TaskCancelled)
-	if err != nil || ended.Status != sa.TaskCancelled || msg.ID != 0 {
+	if got, _ := st.Task(ctx, other.ID); got.Status != sa.TaskCancelled || got.Error != sa.ParentDeletedError {
+		t.Fatalf("active task of a deleted parent = %s %q: want cancelled, %q", got.Status, got.Error, sa.ParentDeletedError)
+	}
+	if got, _ := st.Task(ctx, tk.ID); got.Status != sa.TaskCompleted {
+		t.Fatalf("completed task of a deleted parent = %s: want it left completed", got.Status)
+	}
+	// A task resumed after its parent was deleted still ends, without a
+	// notification.
+	if _, err := st.UpdateTask(ctx, tk.ID, func(x *sa.Task) error { x.Status = sa.TaskResumed; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	ended, msg, err = finish(tk.ID, sa.TaskCompleted)
+	if err != nil || ended.Status != sa.TaskCompleted || msg.ID != 0 {
 		t.Fatalf("finishing the task of a deleted parent = %+v, %+v, %v", ended.Status, msg, err)
 	}
 }

@@ -154,6 +154,14 @@ func testTasks(t *testing.T, factory Factory) {
 		if err != nil || len(all) != 2 || all[0].ClearedAt == nil {
 			t.Fatalf("cleared tasks must stay readable with IncludeCleared: %d, %v", len(all), err)
 		}
+		// The queued one is cancelled: nobody is left to hear from it. The
+		// completed one keeps its result.
+		if got := all[0]; got.ID != forked.ID || got.Status != sa.TaskCancelled || got.Error != sa.ParentDeletedError || got.CompletedAt == nil {
+			t.Fatalf("active task of a deleted parent = %s %s %q: want %s cancelled with %q", got.ID, got.Status, got.Error, forked.ID, sa.ParentDeletedError)
+		}
+		if got := all[1]; got.Status != sa.TaskCompleted || got.Result != "the answer" {
+			t.Fatalf("ended task of a deleted parent = %s %q: want it completed, result kept", got.Status, got.Result)
+		}
 		// The forked child keeps its inherited history though its parent is gone.
 		wantTexts(t, st, forked.ID, "Q1", "A1", "do forked")
 	})

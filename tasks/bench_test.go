@@ -59,6 +59,7 @@ func BenchmarkRunningTaskMemory(b *testing.B) {
 	for b.Loop() {
 		before := heap()
 		g0 := runtime.NumGoroutine()
+		sent := len(h.srv.Requests())
 		ids := make([]string, 0, n)
 		for range n {
 			t, err := h.mgr.Launch(context.Background(), tasks.LaunchRequest{ParentSessionID: parent.ID,
@@ -68,9 +69,12 @@ func BenchmarkRunningTaskMemory(b *testing.B) {
 			}
 			ids = append(ids, t.ID)
 		}
-		// Wait until every model request is in flight.
+		// Wait until every model request of this round is in flight.
 		deadline := time.Now().Add(60 * time.Second)
-		for len(h.srv.Requests()) < n*(b.N) && time.Now().Before(deadline) {
+		for len(h.srv.Requests()) < sent+n {
+			if time.Now().After(deadline) {
+				b.Fatalf("%d of %d model requests in flight after 60 s", len(h.srv.Requests())-sent, n)
+			}
 			time.Sleep(10 * time.Millisecond)
 		}
 		perTask = float64(heap()-before) / n

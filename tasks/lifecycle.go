@@ -392,6 +392,7 @@ type run struct {
 	progress sa.TaskProgress
 	activity time.Time
 	tools    int  // tools running now
+	waiting  bool // waiting for the tasks its agent launched
 	ended    bool // the run is ending: a change it sees is its own
 }
 
@@ -464,7 +465,7 @@ func (m *Manager) execute(r *run) {
 	// An agent that launched tasks of its own finishes with them: it waits
 	// for them, and is woken while they left notifications it has not seen.
 	for err == nil {
-		if err = m.WaitIdle(ctx, r.task.ID); err != nil {
+		if err = m.waitForOwnTasks(ctx, r); err != nil {
 			break
 		}
 		var wake bool
@@ -474,6 +475,20 @@ func (m *Manager) execute(r *run) {
 		outcome, err = m.engine.Run(ctx, r.task.ID, opts)
 	}
 	m.end(r, outcome, err, ctx)
+}
+
+// waitForOwnTasks waits until the tasks the run's agent launched have
+// ended. Waiting for them is progress: the inactivity clock is stopped
+// meanwhile and starts again afresh.
+func (m *Manager) waitForOwnTasks(ctx context.Context, r *run) error {
+	r.mu.Lock()
+	r.waiting = true
+	r.mu.Unlock()
+	err := m.WaitIdle(ctx, r.task.ID)
+	r.mu.Lock()
+	r.waiting, r.activity = false, time.Now()
+	r.mu.Unlock()
+	return err
 }
 
 // end records how a run ended, unless the task was ended already (a
@@ -505,7 +520,11 @@ func (m *Manager) end(r *run, o agent.Outcome, runErr error, ctx context.Context
 // finish ends a task in the store with its notification; check, if set,
 // may refuse based on the task as it is in the transaction.
 func (m *Manager) finish(ctx context.Context, id string, status sa.TaskStatus, result, errMsg string, check func(sa.Task) error) (sa.Task, error) {
-	ended, _, err := m.store.FinishTask(ctx, id, func(t *sa.Task) error {
+	return finish(ctx, m.store, id, status, result, errMsg, check)
+}
+
+func finish(ctx context.Context, st sa.Store, id string, status sa.TaskStatus, result, errMsg string, check func(sa.Task) error) (sa.Task, error) {
+	ended, _, err := st.FinishTask(ctx, id, func(t *sa.Task) error {
 		if !t.Status.Active() {
 			return fmt.Errorf("%w: task %s is %s already", sa.ErrConflict, sa.ShortID(t.ID), t.Status)
 		}
@@ -570,7 +589,8 @@ func (m *Manager) observe(r *run, e agent.Event) {
 }
 
 // watchActivity ends a run that shows no progress for the inactivity
-// timeout. A tool that is running counts as progress.
+// timeout. A tool that is running counts as progress, and so does waiting
+// for the run's own tasks (each of which has its own watch).
 func (m *Manager) watchActivity(ctx context.Context, r *run) {
 	limit := m.limits.InactivityTimeout.Duration
 	tick := time.NewTicker(min(limit/4, time.Second))
@@ -582,7 +602,7 @@ func (m *Manager) watchActivity(ctx context.Context, r *run) {
 		case <-tick.C:
 		}
 		r.mu.Lock()
-		idle := r.tools == 0 && time.Since(r.activity) > limit
+		idle := r.tools == 0 && !r.waiting && time.Since(r.activity) > limit
 		r.mu.Unlock()
 		if idle {
 			r.cancel(errInactive)

@@ -3,6 +3,8 @@ package tasks_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,17 +43,23 @@ func status(t *testing.T, h *harness, id string) sa.TaskStatus {
 	return task.Status
 }
 
-func TestCancelStopsTheBashProcessGroup(t *testing.T) {
-	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
-		f := facts(t, req)
-		if f.LastName == "bash" {
+// sleeper is a model whose task runs a long bash command in its own
+// process group, then finishes once the command returns.
+func sleeper(t *testing.T) func(req llmtest.Request) llmtest.Reply {
+	return func(req llmtest.Request) llmtest.Reply {
+		if facts(t, req).LastName == "bash" {
 			return llmtest.Reply{Text: "finished"}
 		}
 		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall("bash", map[string]any{
 			"command": "echo $$ > pid; sleep 300 & wait", "timeout_seconds": 600})}}
-	})
-	parent := h.parent(user("parent: hi"))
-	task := h.launch(parent.ID, tasks.LaunchRequest{Description: "sleeper"})
+	}
+}
+
+// startSleeper launches a sleeper task and returns it with the pid of its
+// shell once the command runs.
+func startSleeper(t *testing.T, h *harness, parentID string) (sa.Task, int) {
+	t.Helper()
+	task := h.launch(parentID, tasks.LaunchRequest{Description: "sleeper"})
 	pidFile := filepath.Join(h.ws, "pid")
 	var pid int
 	eventually(t, "the command to start", func() bool {
@@ -62,18 +70,31 @@ func TestCancelStopsTheBashProcessGroup(t *testing.T) {
 		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
 		return err == nil
 	})
+	return task, pid
+}
+
+// wantGone fails unless the shell and its sleep are gone.
+func wantGone(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("the bash process %d is still there (%v)", pid, err)
+	}
+	if out, _ := exec.Command("pgrep", "-f", "sleep 300").Output(); len(out) > 0 {
+		t.Fatalf("the background sleep survived: pids %s", out)
+	}
+}
+
+func TestCancelStopsTheBashProcessGroup(t *testing.T) {
+	h := newHarness(t, sleeper(t))
+	parent := h.parent(user("parent: hi"))
+	task, pid := startSleeper(t, h, parent.ID)
 	ended, err := h.mgr.Cancel(context.Background(), task.ID)
 	if err != nil || ended.Status != sa.TaskCancelled {
 		t.Fatalf("Cancel = %+v, %v", ended, err)
 	}
 	// Cancel returns once the run stopped: the shell and its sleep are
 	// gone (the tool killed the process group).
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Fatalf("the bash process %d is still there after cancel (%v)", pid, err)
-	}
-	if out, _ := exec.Command("pgrep", "-f", "sleep 300").Output(); len(out) > 0 {
-		t.Fatalf("the background sleep survived: pids %s", out)
-	}
+	wantGone(t, pid)
 	notes := h.notifications(parent.ID)
 	if len(notes) != 1 || !strings.HasPrefix(notes[0].Text(), `⊘ Agent "sleeper" cancelled after `) {
 		t.Fatalf("notifications = %v", notes)
@@ -87,38 +108,143 @@ func TestCancelStopsTheBashProcessGroup(t *testing.T) {
 	}
 }
 
-func TestCompletionRacingCancel(t *testing.T) {
-	h := newHarness(t, echo(t))
+func TestDeletingTheParentStopsItsRunningTasks(t *testing.T) {
+	h := newHarness(t, sleeper(t))
 	parent := h.parent(user("parent: hi"))
-	var ids []string
-	for range 30 {
-		task := h.launch(parent.ID, tasks.LaunchRequest{})
-		ids = append(ids, task.ID)
-		go h.mgr.Cancel(context.Background(), task.ID) //nolint:errcheck // either outcome is fine
+	task, pid := startSleeper(t, h, parent.ID)
+	if err := h.store.DeleteSession(context.Background(), parent.ID); err != nil {
+		t.Fatal(err)
 	}
-	for _, id := range ids {
-		ended := h.wait(id)
-		if ended.Status != sa.TaskCompleted && ended.Status != sa.TaskCancelled {
-			t.Fatalf("task %s ended %s", id, ended.Status)
+	// The run learns of it from the change log and stops: its tools die
+	// and its run slot is free again.
+	eventually(t, "the run to stop", func() bool { return h.mgr.Active(parent.ID) == 0 })
+	wantGone(t, pid)
+	got, err := h.store.Task(context.Background(), task.ID)
+	if err != nil || got.Status != sa.TaskCancelled || got.Error != sa.ParentDeletedError {
+		t.Fatalf("task of the deleted parent = %s %q, %v: want cancelled, %q", got.Status, got.Error, err, sa.ParentDeletedError)
+	}
+	if list, _ := h.store.ListTasks(context.Background(), sa.TaskFilter{Status: sa.TaskRunning}); len(list) != 0 {
+		t.Fatalf("%d tasks still listed as running", len(list))
+	}
+}
+
+// gatedModel answers each task once the test opens its gate: the test
+// decides when a completion happens. gates maps a task's prompt to its gate.
+type gatedModel struct {
+	mu    sync.Mutex
+	gates map[string]*gate
+}
+
+type gate struct {
+	arrived, release chan struct{}
+	once             sync.Once
+}
+
+func (g *gatedModel) gate(prompt string) *gate {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.gates[prompt] == nil {
+		g.gates[prompt] = &gate{arrived: make(chan struct{}), release: make(chan struct{})}
+	}
+	return g.gates[prompt]
+}
+
+func (g *gatedModel) reply(t *testing.T) func(req llmtest.Request) llmtest.Reply {
+	return func(req llmtest.Request) llmtest.Reply {
+		prompt := facts(t, req).LastUser
+		gt := g.gate(prompt)
+		gt.once.Do(func() { close(gt.arrived) })
+		<-gt.release
+		return llmtest.Reply{Text: "done: " + prompt}
+	}
+}
+
+func TestCompletionRacingCancel(t *testing.T) {
+	model := &gatedModel{gates: map[string]*gate{}}
+	h := newHarness(t, model.reply(t))
+	var released []*gate
+	t.Cleanup(func() { // before the harness stops its model server
+		for _, g := range released {
+			select {
+			case <-g.release:
+			default:
+				close(g.release)
+			}
 		}
+	})
+	parent := h.parent(user("parent: hi"))
+	// start launches a task and returns once its model request is in flight.
+	start := func(prompt string) (sa.Task, *gate) {
+		g := model.gate(prompt)
+		released = append(released, g)
+		task := h.launch(parent.ID, tasks.LaunchRequest{Description: prompt, Prompt: prompt})
+		select {
+		case <-g.arrived:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("task %q never called its model", prompt)
+		}
+		return task, g
 	}
-	// Give late events a chance, then count: one notification per task,
-	// and each task's status still its first ending.
+
+	// The two orders, each made certain...
+	first, g := start("completes first")
+	close(g.release)
+	if ended := h.wait(first.ID); ended.Status != sa.TaskCompleted {
+		t.Fatalf("released task ended %s %q", ended.Status, ended.Error)
+	}
+	if _, err := h.mgr.Cancel(context.Background(), first.ID); !errors.Is(err, sa.ErrConflict) {
+		t.Fatalf("cancelling a completed task = %v, want a conflict", err)
+	}
+	second, g := start("cancelled first")
+	if ended, err := h.mgr.Cancel(context.Background(), second.ID); err != nil || ended.Status != sa.TaskCancelled {
+		t.Fatalf("Cancel = %s, %v", ended.Status, err)
+	}
+	close(g.release) // the model answers after all: too late
+
+	// ...then both at once, many times.
+	ids := []string{first.ID, second.ID}
+	for i := range 30 {
+		task, g := start(fmt.Sprintf("race %d", i))
+		ids = append(ids, task.ID)
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); close(g.release) }()
+		go func() {
+			defer wg.Done()
+			// Spread the cancels over the time a completion takes, so that
+			// both sides win some of the races.
+			time.Sleep(time.Duration(i%8) * time.Millisecond)
+			_, _ = h.mgr.Cancel(context.Background(), task.ID)
+		}()
+		wg.Wait()
+		h.wait(task.ID)
+	}
+
+	// Once everything has settled, each task has one terminal state and
+	// one notification, and the notification says that state.
 	h.bus.Sync()
-	time.Sleep(100 * time.Millisecond)
-	perTask := map[string]int{}
+	eventually(t, "every run to stop", func() bool { return h.mgr.Active(parent.ID) == 0 })
+	notes := map[string][]string{}
 	for _, n := range h.notifications(parent.ID) {
 		for _, id := range ids {
 			if strings.Contains(n.Parts[1].Text, id) {
-				perTask[id]++
+				notes[id] = append(notes[id], n.Text())
 			}
 		}
 	}
-	for _, id := range ids {
-		if perTask[id] != 1 {
-			t.Fatalf("task %s has %d notifications, want exactly 1", id, perTask[id])
+	outcomes := map[sa.TaskStatus]int{}
+	for i, id := range ids {
+		st := status(t, h, id)
+		outcomes[st]++
+		want := map[sa.TaskStatus]string{sa.TaskCompleted: "✓", sa.TaskCancelled: "⊘"}[st]
+		if want == "" || (i == 0 && st != sa.TaskCompleted) || (i == 1 && st != sa.TaskCancelled) {
+			t.Fatalf("task %d (%s) ended %s", i, id, st)
+		}
+		if len(notes[id]) != 1 || !strings.HasPrefix(notes[id][0], want) {
+			t.Fatalf("task %d (%s, %s) has notifications %q, want exactly one starting with %s", i, id, st, notes[id], want)
 		}
 	}
+	t.Logf("outcomes: %v", outcomes)
 }
 
 func TestHundredConcurrentResumes(t *testing.T) {
@@ -270,6 +396,21 @@ func TestTimeouts(t *testing.T) {
 	id := taskIDRE.FindStringSubmatch(r.Text)[1]
 	if ended := h.wait(id); !strings.Contains(ended.Error, "timed out after 1s") {
 		t.Fatalf("ended with %q", ended.Error)
+	}
+	// One longer than the limit gets the limit, however large (no overflow
+	// into a short one).
+	for _, secs := range []int{7200, 18446744074, math.MaxInt} {
+		r, err := h.mgr.TaskTool(context.Background(), parent.ID, "b", tasks.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: secs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		task, _ := h.store.Task(context.Background(), taskIDRE.FindStringSubmatch(r.Text)[1])
+		if task.Timeout != config.DefaultTaskTimeout {
+			t.Fatalf("timeout %d s gave a task timeout of %s, want the limit %s", secs, task.Timeout, config.DefaultTaskTimeout)
+		}
+		if _, err := h.mgr.Cancel(context.Background(), task.ID); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -432,6 +573,51 @@ func TestRestartReconcilesRunningTasks(t *testing.T) {
 	}
 }
 
+func TestReconcileFromOutsideAManagerSeesAZombieRunner(t *testing.T) {
+	h := newHarness(t, stalled(t))
+	parent := h.parent(user("parent: hi"))
+	// A runner killed but not yet reaped by its parent: its pid still
+	// answers kill(pid, 0), but it runs nothing.
+	zombie := exec.Command("sleep", "300")
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zombie.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	defer zombie.Wait() //nolint:errcheck // reaped at the end
+	host, _ := os.Hostname()
+	crashed := sa.Runner{ID: "runner-zombie", Host: host, PID: zombie.Process.Pid}
+	if err := h.store.RegisterRunner(context.Background(), crashed); err != nil {
+		t.Fatal(err)
+	}
+	task, err := h.store.CreateTask(context.Background(), sa.NewTask{
+		Task:    sa.Task{ParentSessionID: parent.ID, Description: "orphan", Prompt: "p", Agent: "general", Status: sa.TaskRunning, RunnerID: crashed.ID},
+		Session: sa.NewSession{Agent: "general", Messages: []sa.Message{user("p")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the runner to become a zombie", func() bool {
+		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", crashed.PID))
+		return strings.Contains(string(stat), ") Z ")
+	})
+	// What a command that only reads the store (superagents tasks) runs.
+	if _, err := tasks.Reconcile(context.Background(), h.store); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.store.Task(context.Background(), task.ID); got.Status != sa.TaskError || !strings.Contains(got.Error, "interrupted") {
+		t.Fatalf("task of a zombie runner = %s %q: want it ended as interrupted", got.Status, got.Error)
+	}
+	if notes := h.notifications(parent.ID); len(notes) != 1 {
+		t.Fatalf("%d notifications, want 1", len(notes))
+	}
+	// The manager's own runner is alive and its tasks are left alone.
+	if runners, _ := h.store.Runners(context.Background()); len(runners) != 1 || runners[0].ID != h.mgr.RunnerID() {
+		t.Fatalf("runners = %+v: only the live manager's must be left", runners)
+	}
+}
+
 func TestShutdownEndsRunningTasks(t *testing.T) {
 	h := newHarness(t, stalled(t))
 	parent := h.parent(user("parent: hi"))
@@ -475,12 +661,17 @@ func TestOutputBlockTimesOutWithPartialOutput(t *testing.T) {
 // task of its own completes only after that one ended and it was woken to
 // use its result.
 func TestNestedTaskFinishesWithItsOwnTasks(t *testing.T) {
+	// The sub-task works (a command runs) for longer than the inactivity
+	// timeout: its parent task, waiting for it, must not count as idle.
 	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
 		f := facts(t, req)
 		all := strings.Join(f.Texts, "\n")
 		switch {
 		case strings.Contains(all, "level2"):
-			return llmtest.Reply{Text: "level2 result"}
+			if f.LastName == "bash" {
+				return llmtest.Reply{Text: "level2 result"}
+			}
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall("bash", map[string]any{"command": "sleep 1.5"})}}
 		case strings.Contains(all, "level1"):
 			switch {
 			case strings.Contains(f.LastUser, "finished"): // woken by the notification
@@ -492,7 +683,7 @@ func TestNestedTaskFinishesWithItsOwnTasks(t *testing.T) {
 				"description": "level two", "prompt": "level2 work", "agent": "general"})}}
 		}
 		return llmtest.Reply{Text: "parent"}
-	})
+	}, withLimits(func(l *config.Tasks) { l.InactivityTimeout = config.Duration{Duration: 500 * time.Millisecond} }))
 	parent := h.parent(user("parent: hi"))
 	task := h.launch(parent.ID, tasks.LaunchRequest{Description: "level one", Prompt: "level1 spawn"})
 	ended := h.wait(task.ID)

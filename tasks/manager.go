@@ -13,6 +13,7 @@
 package tasks
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -324,22 +325,39 @@ func (m *Manager) followEndings() {
 // Reconcile ends the active tasks whose runner is gone, as interrupted,
 // with their notifications. It returns how many it ended.
 func (m *Manager) Reconcile(ctx context.Context) (int, error) {
-	runners, err := m.store.Runners(ctx)
+	return reconcile(ctx, m.store, m.runner, m.stale)
+}
+
+// Reconcile ends, from outside any manager, the active tasks whose runner
+// is gone, as Manager.Reconcile does: commands that only read the store
+// call it so that they never show a task of a dead process as running.
+func Reconcile(ctx context.Context, st sa.Store) (int, error) {
+	host, _ := os.Hostname()
+	return reconcile(ctx, st, sa.Runner{Host: host}, DefaultStaleAfter)
+}
+
+// reconcile ends the active tasks whose runner is gone; self (if it has an
+// id) is alive, and runners on self's host are checked by process id.
+func reconcile(ctx context.Context, st sa.Store, self sa.Runner, stale time.Duration) (int, error) {
+	runners, err := st.Runners(ctx)
 	if err != nil {
 		return 0, err
 	}
-	alive := map[string]bool{m.runner.ID: true}
+	alive := map[string]bool{}
+	if self.ID != "" {
+		alive[self.ID] = true
+	}
 	for _, r := range runners {
-		if r.ID == m.runner.ID {
+		if r.ID == self.ID {
 			continue
 		}
-		if m.runnerAlive(r) {
+		if runnerAlive(r, self.Host, stale) {
 			alive[r.ID] = true
 		} else {
-			_ = m.store.RemoveRunner(ctx, r.ID)
+			_ = st.RemoveRunner(ctx, r.ID)
 		}
 	}
-	active, err := m.store.ListTasks(ctx, sa.TaskFilter{Active: true, IncludeCleared: true})
+	active, err := st.ListTasks(ctx, sa.TaskFilter{Active: true, IncludeCleared: true})
 	if err != nil {
 		return 0, err
 	}
@@ -348,7 +366,7 @@ func (m *Manager) Reconcile(ctx context.Context) (int, error) {
 		if alive[t.RunnerID] {
 			continue
 		}
-		_, err := m.finish(ctx, t.ID, sa.TaskError, "", interruptedMsg, func(cur sa.Task) error {
+		_, err := finish(ctx, st, t.ID, sa.TaskError, "", interruptedMsg, func(cur sa.Task) error {
 			if alive[cur.RunnerID] {
 				return fmt.Errorf("%w: task %s has a live runner", sa.ErrConflict, cur.ID)
 			}
@@ -361,16 +379,34 @@ func (m *Manager) Reconcile(ctx context.Context) (int, error) {
 	return ended, nil
 }
 
-// runnerAlive: seen recently, and, on this machine, its process exists.
-func (m *Manager) runnerAlive(r sa.Runner) bool {
-	if time.Since(r.SeenAt) > m.stale {
+// runnerAlive: seen recently, and, on this machine, its process exists and
+// is not a zombie (a killed process its parent has not reaped yet).
+func runnerAlive(r sa.Runner, host string, stale time.Duration) bool {
+	if time.Since(r.SeenAt) > stale {
 		return false
 	}
-	if r.Host == m.runner.Host && r.PID > 0 {
-		err := syscall.Kill(r.PID, 0)
-		return err == nil || errors.Is(err, syscall.EPERM)
+	if r.Host == host && r.PID > 0 {
+		return processAlive(r.PID)
 	}
 	return true
+}
+
+// processAlive reports whether a process exists and still runs.
+func processAlive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no /proc here: existing is all we can tell
+	}
+	// "pid (command) state ...": the command may hold any character, so
+	// the state is read after the last parenthesis.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 || i+2 >= len(stat) {
+		return true
+	}
+	return stat[i+2] != 'Z' && stat[i+2] != 'X'
 }
 
 // Depth returns how many task launches separate a session from a session

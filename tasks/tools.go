@@ -62,12 +62,17 @@ type Reply struct {
 const (
 	taskDescription = `Launch a sub-agent in the background, or resume a finished one. Returns a task id at once: the task runs while you keep working, and you are notified when it ends.
 
-Use it for work that can proceed on its own (a search across the code, a review, a fix in a separate area), and start independent tasks together. With fork: true the sub-agent starts with a digest of this conversation. With resume: <task id> a completed task continues in its own session with your prompt as a follow-up.`
+Use it for work that can proceed on its own (a search across the code, a review, a fix in a separate area), and start independent tasks together. ` + ForkNote + ` With resume: <task id> a completed task continues in its own session with your prompt as a follow-up.`
 	outputDescription = `Get a background task's result or status. A completed task returns its final answer (and is marked as read); a running one returns its progress (tool calls, last tools, elapsed time) and the latest text so far. With block: true, wait until the task ends or the timeout passes; the answer says clearly if it timed out.`
 	listDescription   = `List the background tasks you launched, newest first, with their status. "(forked)" marks tasks that started with your context, "(resumed)" tasks that were continued.`
 	cancelDescription = `Cancel a queued, running or resuming background task: its model and any running tool are stopped.`
 	clearDescription  = `Cancel all your running background tasks and remove all your tasks from your list (their sessions are kept).`
 )
+
+// ForkNote says what fork: true hands over, in superagents_task's
+// description. Hosts whose callers' conversations superagents does not
+// see (MCP) say it their way, with TaskDescriptionWith.
+const ForkNote = "With fork: true the sub-agent starts with a digest of this conversation."
 
 // toolDefs are the task tools' definitions, made once per manager: each
 // turn binds them to the calling session.
@@ -160,8 +165,14 @@ func (m *Manager) Descriptions() map[string]string {
 // TaskDescription is superagents_task's description with the agents one
 // can launch.
 func (m *Manager) TaskDescription() string {
+	return m.TaskDescriptionWith(ForkNote)
+}
+
+// TaskDescriptionWith is TaskDescription with forkNote in place of
+// ForkNote.
+func (m *Manager) TaskDescriptionWith(forkNote string) string {
 	var b strings.Builder
-	b.WriteString(taskDescription)
+	b.WriteString(strings.Replace(taskDescription, ForkNote, forkNote, 1))
 	b.WriteString("\n\nAvailable agents:")
 	for _, p := range m.engine.Agents.List() {
 		fmt.Fprintf(&b, "\n- %s: %s", p.Name, oneLine(p.Description))
@@ -201,18 +212,27 @@ func (m *Manager) TaskTool(ctx context.Context, caller, batch string, in TaskInp
 	}
 	t, err := m.Launch(ctx, LaunchRequest{
 		ParentSessionID: caller, Description: in.Description, Prompt: in.Prompt, Agent: in.Agent,
-		Fork: in.Fork, Timeout: time.Duration(in.Timeout) * time.Second, BatchID: batch,
+		Fork: in.Fork, Timeout: seconds(in.Timeout, m.limits.Timeout.Duration), BatchID: batch,
 	})
 	if err != nil {
 		return Reply{}, err
 	}
 	forked := ""
 	if t.IsForked {
-		forked = ", forked with your context"
+		forked = ", forked"
 	}
 	text := fmt.Sprintf("Task %s launched in the background (agent %s%s). Keep working: you will be notified when it ends. Its result: superagents_output with task_id %q.",
 		t.ID, t.Agent, forked, t.ID)
 	return Reply{Text: text, Data: taskData(t)}, nil
+}
+
+// seconds is n seconds, at most limit: a huge n cannot overflow into a
+// short or negative duration.
+func seconds(n int, limit time.Duration) time.Duration {
+	if n > 0 && int64(n) > int64(limit/time.Second) {
+		return limit
+	}
+	return time.Duration(n) * time.Second
 }
 
 // OutputTool reports a task's result or status.
@@ -220,7 +240,7 @@ func (m *Manager) OutputTool(ctx context.Context, _ string, in OutputInput) (Rep
 	if in.Timeout < 0 {
 		return Reply{}, fmt.Errorf("%w: timeout cannot be negative", sa.ErrInvalid)
 	}
-	out, err := m.Output(ctx, in.TaskID, in.Block, time.Duration(in.Timeout)*time.Second)
+	out, err := m.Output(ctx, in.TaskID, in.Block, seconds(in.Timeout, MaxBlockTimeout))
 	if err != nil {
 		return Reply{}, err
 	}
