@@ -193,6 +193,11 @@ func unwrapConflict(err error) error {
 // as cancelled (one notification), its model stream and tools stop, and
 // Cancel waits for that when the task runs in this process.
 func (m *Manager) Cancel(ctx context.Context, ref string) (sa.Task, error) {
+	return m.cancel(ctx, ref, "cancelled")
+}
+
+// cancel is Cancel with the error the task ends with.
+func (m *Manager) cancel(ctx context.Context, ref, why string) (sa.Task, error) {
 	t, err := m.store.ResolveTask(ctx, ref)
 	if err != nil {
 		return sa.Task{}, err
@@ -200,7 +205,7 @@ func (m *Manager) Cancel(ctx context.Context, ref string) (sa.Task, error) {
 	if !t.Status.Active() {
 		return sa.Task{}, fmt.Errorf("%w: task %s is %s already: there is nothing to cancel", sa.ErrConflict, sa.ShortID(t.ID), t.Status)
 	}
-	ended, err := m.finish(ctx, t.ID, sa.TaskCancelled, "", "cancelled", nil)
+	ended, err := m.finish(ctx, t.ID, sa.TaskCancelled, "", why, nil)
 	if err != nil {
 		return sa.Task{}, unwrapConflict(err)
 	}
@@ -475,6 +480,31 @@ func (m *Manager) execute(r *run) {
 		outcome, err = m.engine.Run(ctx, r.task.ID, opts)
 	}
 	m.end(r, outcome, err, ctx)
+	m.cancelSubtasks(r.task.ID)
+}
+
+// subtaskCancelled is the error of a task stopped because the task that
+// launched it ended first.
+const subtaskCancelled = "cancelled: the task that launched it ended first"
+
+// cancelSubtasks cancels the tasks a task launched that are still active:
+// a task that ended (cancelled, failed, timed out) leaves nobody to read
+// their results. Each of them does the same for its own when it stops.
+func (m *Manager) cancelSubtasks(taskID string) {
+	m.mu.Lock()
+	closing := m.closing
+	m.mu.Unlock()
+	if closing {
+		return // they are being interrupted, as this one was
+	}
+	ctx := context.Background()
+	active, err := m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: taskID, Active: true, IncludeCleared: true})
+	if err != nil {
+		return
+	}
+	for _, t := range active {
+		_, _ = m.cancel(ctx, t.ID, subtaskCancelled)
+	}
 }
 
 // waitForOwnTasks waits until the tasks the run's agent launched have

@@ -60,6 +60,12 @@ func sleeper(t *testing.T) func(req llmtest.Request) llmtest.Reply {
 func startSleeper(t *testing.T, h *harness, parentID string) (sa.Task, int) {
 	t.Helper()
 	task := h.launch(parentID, tasks.LaunchRequest{Description: "sleeper"})
+	return task, sleeperPID(t, h)
+}
+
+// sleeperPID waits until a sleeper's command runs and returns its pid.
+func sleeperPID(t *testing.T, h *harness) int {
+	t.Helper()
 	pidFile := filepath.Join(h.ws, "pid")
 	var pid int
 	eventually(t, "the command to start", func() bool {
@@ -70,7 +76,7 @@ func startSleeper(t *testing.T, h *harness, parentID string) (sa.Task, int) {
 		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
 		return err == nil
 	})
-	return task, pid
+	return pid
 }
 
 // wantGone fails unless the shell and its sleep are gone.
@@ -125,6 +131,39 @@ func TestDeletingTheParentStopsItsRunningTasks(t *testing.T) {
 	}
 	if list, _ := h.store.ListTasks(context.Background(), sa.TaskFilter{Status: sa.TaskRunning}); len(list) != 0 {
 		t.Fatalf("%d tasks still listed as running", len(list))
+	}
+}
+
+func TestCancellingATaskCancelsTheTasksItLaunched(t *testing.T) {
+	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
+		f := facts(t, req)
+		all := strings.Join(f.Texts, "\n")
+		switch {
+		case strings.Contains(all, "level2"):
+			return sleeper(t)(req)
+		case f.LastName == tasks.TaskToolName:
+			return llmtest.Reply{Text: "level1 waiting"}
+		}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasks.TaskToolName, map[string]any{
+			"description": "level two", "prompt": "level2 work", "agent": "general"})}}
+	})
+	parent := h.parent(user("parent: hi"))
+	top := h.launch(parent.ID, tasks.LaunchRequest{Description: "level one", Prompt: "level1 spawn"})
+	pid := sleeperPID(t, h)
+	if _, err := h.mgr.Cancel(context.Background(), top.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Cancel returns once the whole tree has stopped.
+	wantGone(t, pid)
+	subs, err := h.store.ListTasks(context.Background(), sa.TaskFilter{ParentSessionID: top.ID})
+	if err != nil || len(subs) != 1 {
+		t.Fatalf("sub-tasks = %v, %v", subs, err)
+	}
+	if subs[0].Status != sa.TaskCancelled || !strings.Contains(subs[0].Error, "the task that launched it ended") {
+		t.Fatalf("sub-task = %s %q: want it cancelled with its parent", subs[0].Status, subs[0].Error)
+	}
+	if notes := h.notifications(parent.ID); len(notes) != 1 || !strings.HasPrefix(notes[0].Text(), `⊘ Agent "level one" cancelled`) {
+		t.Fatalf("the top parent's notifications = %v", notes)
 	}
 }
 
