@@ -81,7 +81,12 @@ func formatOutput(out Output, now time.Time) string {
 		fmt.Fprintf(&b, "%s failed after %s: %s", name, formatDuration(elapsed(t)), t.Error)
 		return b.String()
 	case t.Status == sa.TaskCancelled:
-		fmt.Fprintf(&b, "%s was cancelled after %s.", name, formatDuration(elapsed(t)))
+		fmt.Fprintf(&b, "%s was cancelled after %s", name, formatDuration(elapsed(t)))
+		// Say why when it was not a plain cancel (its parent went away).
+		if why, ok := strings.CutPrefix(t.Error, "cancelled: "); ok {
+			fmt.Fprintf(&b, ": %s", why)
+		}
+		b.WriteString(".")
 		return b.String()
 	case t.Status == sa.TaskQueued:
 		fmt.Fprintf(&b, "%s is queued: as many tasks as allowed (tasks.concurrency) are running, and it starts when one of them ends.", name)

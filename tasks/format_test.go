@@ -72,6 +72,8 @@ func TestToolTextsGolden(t *testing.T) {
 	queued := fixture("cccc333333333333", "later", sa.TaskQueued, 0)
 	plain := fixture("dddd444444444444", "plain", sa.TaskCancelled, 5*time.Second)
 	plain.Progress.ToolCalls = 1
+	orphan := fixture("eeee555555555555", "orphan", sa.TaskCancelled, 5*time.Second)
+	orphan.Error = sa.ParentDeletedError
 
 	var b strings.Builder
 	b.WriteString("== list\n" + formatList([]sa.Task{forked, running, queued, plain}, now) + "\n\n")
@@ -85,6 +87,7 @@ func TestToolTextsGolden(t *testing.T) {
 		{"timed out", Output{Task: running, TimedOut: true, Waited: 60 * time.Second, Partial: "Still reading."}},
 		{"queued", Output{Task: queued}},
 		{"cancelled", Output{Task: plain}},
+		{"cancelled with its parent", Output{Task: orphan}},
 	}
 	for _, o := range outputs {
 		b.WriteString("== output " + o.name + "\n" + formatOutput(o.out, now) + "\n\n")
