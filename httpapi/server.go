@@ -60,7 +60,9 @@ type Options struct {
 	// token is never logged. Nil discards.
 	Logger *slog.Logger
 	// RateLimit caps authenticated requests per second, with bursts of
-	// RateBurst; 0 means no cap.
+	// RateBurst; 0 means no cap. The API and MCP each have a budget of
+	// their own, so that a busy MCP client cannot starve the dashboard;
+	// the event stream (one long request) is not counted.
 	RateLimit float64
 	RateBurst int
 	// MaxBodyBytes caps request bodies (default 1 MiB).
@@ -79,11 +81,14 @@ type Server struct {
 	store   sa.Store
 	log     *slog.Logger
 	maxBody int64
-	limiter *rate.Limiter // nil: no cap
 	started time.Time
 	turns   *turns
 	frames  frameCache
 	counts  countCache
+
+	// apiLimit and mcpLimit cap the requests to the API and to MCP; nil
+	// when there is no cap.
+	apiLimit, mcpLimit *rate.Limiter
 
 	// streams ends the event streams when the server shuts down: they
 	// would otherwise hold Shutdown until its timeout.
@@ -133,7 +138,8 @@ func New(opts Options) (*Server, error) {
 		s.opts.ShutdownTimeout = DefaultShutdownTimeout
 	}
 	if opts.RateLimit > 0 {
-		s.limiter = rate.NewLimiter(rate.Limit(opts.RateLimit), max(opts.RateBurst, 1))
+		s.apiLimit = rate.NewLimiter(rate.Limit(opts.RateLimit), max(opts.RateBurst, 1))
+		s.mcpLimit = rate.NewLimiter(rate.Limit(opts.RateLimit), max(opts.RateBurst, 1))
 	}
 	s.streams, s.endStreams = context.WithCancel(context.Background())
 	s.turns = newTurns(opts.Engine, opts.Tasks, s.log)
@@ -231,7 +237,26 @@ func (s *Server) endStreamsOnShutdown(h http.Handler) http.Handler {
 // The dashboard's page and assets are not: they hold no data, and a
 // browser cannot send a header when it opens a page.
 func needsToken(path string) bool {
-	return path == "/v1" || strings.HasPrefix(path, "/v1/") || path == "/mcp" || strings.HasPrefix(path, "/mcp/")
+	return isAPI(path) || isMCP(path)
+}
+
+func isAPI(path string) bool { return path == "/v1" || strings.HasPrefix(path, "/v1/") }
+func isMCP(path string) bool { return path == "/mcp" || strings.HasPrefix(path, "/mcp/") }
+
+// limiterFor returns the rate limit a request counts against, nil for
+// none: the event stream is one long request (its reconnections are
+// paced by the retry it announces), and the dashboard's files are not
+// behind the token.
+func (s *Server) limiterFor(r *http.Request) *rate.Limiter {
+	switch {
+	case isMCP(r.URL.Path):
+		return s.mcpLimit
+	case r.URL.Path == "/v1/events" && r.Method == http.MethodGet:
+		return nil
+	case isAPI(r.URL.Path):
+		return s.apiLimit
+	}
+	return nil
 }
 
 // jsonErrors answers, as JSON errors, the requests the mux itself would
