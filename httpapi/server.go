@@ -17,6 +17,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -264,6 +266,14 @@ func (s *Server) limiterFor(r *http.Request) *rate.Limiter {
 // the Allow header).
 func jsonErrors(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if clean := cleanPath(r.URL.Path); clean != r.URL.Path && r.Method != http.MethodConnect {
+			// The mux would redirect with an HTML body and a 301, which
+			// turns a POST into a GET.
+			loc := (&url.URL{Path: clean, RawQuery: r.URL.RawQuery}).String()
+			w.Header().Set("Location", loc)
+			writeError(w, http.StatusPermanentRedirect, "%s is not a clean path: use %s", r.URL.Path, clean)
+			return
+		}
 		h, pattern := mux.Handler(r)
 		if pattern != "" {
 			mux.ServeHTTP(w, r)
@@ -277,13 +287,29 @@ func jsonErrors(mux *http.ServeMux) http.Handler {
 			writeError(w, http.StatusMethodNotAllowed, "method %s is not allowed on %s: use %s", r.Method, r.URL.Path, probe.header.Get("Allow"))
 		case http.StatusNotFound, 0:
 			writeError(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
-		default: // a redirect (a path to clean, for example)
+		default: // a redirect
 			for k, v := range probe.header {
 				w.Header()[k] = v
 			}
 			w.WriteHeader(probe.status)
 		}
 	})
+}
+
+// cleanPath is the path the mux would redirect p to, as net/http cleans
+// it: no empty, . or .. elements, a trailing slash kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 // headerProbe records what the mux's own error handlers would answer.
