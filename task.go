@@ -146,7 +146,8 @@ type TaskFilter struct {
 	// RunnerID selects the tasks of one runner.
 	RunnerID string
 	// Search selects the tasks whose description contains this text,
-	// ignoring the case of ASCII letters.
+	// ignoring case (Unicode simple case folding: É matches é, Σ matches
+	// ς). Every character stands for itself: none is a wildcard.
 	Search string
 	// Offset skips that many tasks of the listing; Limit caps the rest (0:
 	// no cap). Counts and stats ignore both.

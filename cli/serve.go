@@ -22,6 +22,11 @@ import (
 // DefaultServeAddr is where `superagents serve` listens by default.
 const DefaultServeAddr = "127.0.0.1:5165"
 
+// defaultRateLimit is --rate-limit's default: requests per second to the
+// API, and as many to MCP. It is there to stop a runaway client, not to
+// ration a local tool: a dashboard and a few agents stay well under it.
+const defaultRateLimit = 200
+
 // mcpSessionTimeout ends an MCP session whose client went quiet (its
 // tasks go on).
 const mcpSessionTimeout = 30 * time.Minute
@@ -69,7 +74,7 @@ func (a *app) serveCommand() *cobra.Command {
 	fl.StringSliceVar(&f.allowHosts, "allow-host", nil, "also accept requests whose Host header names this host (a name the server is reached by)")
 	fl.StringVar(&f.allowOrigin, "allow-origin", "", "let web pages of this exact origin call the API (CORS), e.g. https://example.com")
 	fl.BoolVar(&f.printToken, "print-token", false, "print the API token (making it if needed) and exit")
-	fl.Float64Var(&f.rateLimit, "rate-limit", 50, "most API requests per second, in bursts of twice that (0: no limit)")
+	fl.Float64Var(&f.rateLimit, "rate-limit", defaultRateLimit, "most API requests per second, in bursts of twice that, and as many again for MCP; the event stream is not counted (0: no limit)")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", httpapi.DefaultShutdownTimeout, "how long requests in flight may take to finish on shutdown")
 	return cmd
 }

@@ -2,15 +2,18 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/internal/golden"
+	"github.com/superagents/superagents/mcpserver"
 	"github.com/superagents/superagents/sqlite"
 )
 
@@ -172,6 +175,42 @@ func TestTaskEndpoints(t *testing.T) {
 	})
 }
 
+// A launch's timeout is whole seconds up to the configured task time
+// limit; none (or 0) is that limit.
+func TestLaunchTimeout(t *testing.T) {
+	h := newHarness(t, withLimits(func(l *config.Tasks) { l.Timeout = config.Duration{Duration: 10 * time.Minute} }))
+	parent := h.session()
+	tests := []struct {
+		name    string
+		timeout any // nil: not sent
+		want    time.Duration
+	}{
+		{"none", nil, 10 * time.Minute},
+		{"zero", 0, 10 * time.Minute},
+		{"a minute", 60, time.Minute},
+		{"the limit", 600, 10 * time.Minute},
+		{"written as a float", 90.0, 90 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := map[string]any{"session_id": parent.ID, "agent": "general", "description": tt.name, "prompt": "quick: " + tt.name}
+			if tt.timeout != nil {
+				body["timeout"] = tt.timeout
+			}
+			var task sa.Task
+			h.ok(http.StatusCreated, "POST", "/v1/tasks", body, &task)
+			if task.Timeout != tt.want {
+				t.Errorf("timeout %v made a task with a time limit of %s, want %s", tt.timeout, task.Timeout, tt.want)
+			}
+			h.waitTask(task.ID)
+		})
+	}
+	r := h.request("POST", "/v1/tasks", map[string]any{"session_id": parent.ID, "agent": "general", "description": "d", "prompt": "p", "timeout": 601})
+	if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "at most 600 seconds") {
+		t.Fatalf("a timeout over the limit = %d %s, want 400 naming the limit", r.status, r.body)
+	}
+}
+
 func TestTaskGroup(t *testing.T) {
 	h := newHarness(t)
 	parent := h.session()
@@ -243,6 +282,14 @@ func TestErrorCodes(t *testing.T) {
 	h.ok(http.StatusAccepted, "POST", "/v1/sessions/"+busy.ID+"/messages", map[string]any{"text": "gate: " + string(turnGate)}, nil)
 	t.Cleanup(func() { turnGate.open(t) })
 
+	// The store session of an MCP client, as mcpserver makes it: it has
+	// no agent to run.
+	mcpClient, err := h.store.CreateSession(context.Background(), sa.NewSession{Agent: mcpserver.AgentName, Title: "MCP client"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := int64(h.cfg.Tasks.Timeout.Seconds())
+
 	big := `{"text": "` + strings.Repeat("x", 1<<20) + `"}`
 	tests := []struct {
 		name, method, path string
@@ -267,6 +314,21 @@ func TestErrorCodes(t *testing.T) {
 		{"unknown field", "POST", "/v1/tasks", map[string]any{"sesion_id": parent.ID}, nil, 400, "not a field", "sesion_id"},
 		{"wrong type", "POST", "/v1/tasks", map[string]any{"fork": "yes"}, nil, 400, "true or false", "fork"},
 		{"negative timeout", "POST", "/v1/tasks", map[string]any{"timeout": -5}, nil, 400, "negative", "timeout"},
+		{"fractional timeout", "POST", "/v1/tasks", `{"timeout": 1.5}`, nil, 400, "must be a whole number of seconds, not 1.5", "timeout"},
+		{"timeout as a string", "POST", "/v1/tasks", `{"timeout": "60"}`, nil, 400, "must be a whole number of seconds, not a string", "timeout"},
+		{"timeout above the task limit", "POST", "/v1/tasks", map[string]any{"timeout": limit + 1}, nil, 400, fmt.Sprintf("at most %d seconds", limit), "timeout"},
+		// Seconds that would wrap around once in nanoseconds: to 0.29 s,
+		// and to a negative duration.
+		{"timeout wrapping to a short one", "POST", "/v1/tasks", `{"timeout": 18446744074}`, nil, 400, "at most", "timeout"},
+		{"timeout wrapping to a negative one", "POST", "/v1/tasks", `{"timeout": 9300000000}`, nil, 400, "at most", "timeout"},
+		{"timeout beyond any integer", "POST", "/v1/tasks", `{"timeout": 1e300}`, nil, 400, "at most", "timeout"},
+		{"timeout with resume", "POST", "/v1/tasks", map[string]any{"resume": completed.ID, "prompt": "more", "timeout": 60}, nil, 400, "resumed task keeps", "timeout"},
+		{"session filter too short", "GET", "/v1/tasks?session=zzz", nil, nil, 400, "too short", "session"},
+		{"unknown session filter", "GET", "/v1/tasks?session=zzzzzzzz", nil, nil, 404, "no session", "session"},
+		{"ambiguous session filter", "GET", "/v1/tasks?session=abcd", nil, nil, 400, "ambiguous", "session"},
+		{"batch filter too short", "GET", "/v1/tasks?batch=zzz", nil, nil, 400, "too short", "batch"},
+		{"parent filter too short", "GET", "/v1/sessions?parent=zzz", nil, nil, 400, "too short", "parent"},
+		{"NUL in search", "GET", "/v1/tasks?search=a%00b", nil, nil, 400, "NUL", "search"},
 		{"not JSON", "POST", "/v1/tasks", "{not json", nil, 400, "not valid JSON", ""},
 		{"two JSON values", "POST", "/v1/tasks", `{} {}`, nil, 400, "more than one", ""},
 		{"a JSON array", "POST", "/v1/tasks", `[]`, nil, 400, "JSON object", ""},
@@ -287,6 +349,9 @@ func TestErrorCodes(t *testing.T) {
 		{"message during a turn", "POST", "/v1/sessions/" + busy.ID + "/messages", map[string]any{"text": "hi"}, nil, 409, "turn is running", ""},
 		{"clear during a turn", "POST", "/v1/sessions/" + busy.ID + "/clear", nil, nil, 409, "turn is running", ""},
 		{"message to a task's session", "POST", "/v1/sessions/" + completed.ID + "/messages", map[string]any{"text": "hi"}, nil, 409, "resume", ""},
+		{"clear a running task's session", "POST", "/v1/sessions/" + running.ID + "/clear", nil, nil, 409, "cannot be cleared", ""},
+		{"clear a completed task's session", "POST", "/v1/sessions/" + completed.ID + "/clear", nil, nil, 409, "cannot be cleared", ""},
+		{"message to an MCP client's session", "POST", "/v1/sessions/" + mcpClient.ID + "/messages", map[string]any{"text": "hi"}, nil, 409, "MCP client", ""},
 		{"body too large", "POST", "/v1/sessions/" + parent.ID + "/messages", big, nil, 413, "larger than", ""},
 		{"spawn depth", "POST", "/v1/tasks", map[string]any{"session_id": completed.ID, "agent": "general", "description": "d", "prompt": "p"}, nil, 429, "spawn_depth", ""},
 	}
@@ -347,6 +412,9 @@ func TestErrorBodiesGolden(t *testing.T) {
 		{"POST", "/v1/tasks", map[string]any{"sesion_id": "abcd000000000001"}, nil},
 		{"POST", "/v1/tasks", map[string]any{"session_id": "abcd000000000001", "agent": "nobody", "description": "d", "prompt": "p"}, nil},
 		{"POST", "/v1/tasks", `{"timeout": "soon"}`, nil},
+		{"POST", "/v1/tasks", `{"timeout": 1.5}`, nil},
+		{"POST", "/v1/tasks", `{"timeout": 18446744074}`, nil},
+		{"GET", "/v1/tasks?session=zzz", nil, nil},
 		{"DELETE", "/v1/tasks", nil, nil},
 		{"GET", "/v1/nowhere", nil, nil},
 	}
@@ -360,4 +428,34 @@ func TestErrorBodiesGolden(t *testing.T) {
 		out.WriteString("\n")
 	}
 	golden.Check(t, "errors.golden", []byte(out.String()))
+}
+
+// A path the mux cleans is redirected with a JSON answer, as every other
+// answer of the API is.
+func TestUncleanPathRedirect(t *testing.T) {
+	h := newHarness(t)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	defer client.CloseIdleConnections()
+	req, err := http.NewRequest("GET", h.url+"/v1//tasks", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body struct {
+		Error  string `json:"error"`
+		Status int    `json:"status"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatalf("the redirect's body is not JSON: %v", err)
+	}
+	if res.StatusCode/100 != 3 || res.Header.Get("Location") != "/v1/tasks" || body.Status != res.StatusCode ||
+		!strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		t.Fatalf("GET /v1//tasks = %d, Location %q, Content-Type %q, body %+v; want a redirect to /v1/tasks in JSON",
+			res.StatusCode, res.Header.Get("Location"), res.Header.Get("Content-Type"), body)
+	}
 }

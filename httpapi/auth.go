@@ -94,7 +94,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				writeError(w, http.StatusUnauthorized, "%s", msg)
 				return
 			}
-			if s.limiter != nil && !s.limiter.Allow() {
+			if lim := s.limiterFor(r); lim != nil && !lim.Allow() {
 				w.Header().Set("Retry-After", "1")
 				writeError(w, http.StatusTooManyRequests, "too many requests: at most %g per second (serve --rate-limit)", s.opts.RateLimit)
 				return

@@ -163,17 +163,42 @@ func TestToken(t *testing.T) {
 	}
 }
 
+// The API and MCP have a request budget each; the event stream and the
+// dashboard's files are not counted, so a busy client cannot lock the
+// dashboard out.
 func TestRateLimit(t *testing.T) {
-	h := newHarness(t, withServer(func(o *httpapi.Options) { o.RateLimit, o.RateBurst = 0.001, 2 }))
-	for range 2 {
-		h.ok(http.StatusOK, "GET", "/v1/health", nil, nil)
+	mcp := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("mcp")) })
+	h := newHarness(t, withServer(func(o *httpapi.Options) { o.RateLimit, o.RateBurst, o.MCP = 0.001, 2, mcp }))
+	// In order: each budget holds 2 requests, refilled once in 1,000 s.
+	steps := []struct {
+		name, method, path string
+		want               int
+	}{
+		{"MCP", "POST", "/mcp", http.StatusOK},
+		{"MCP again", "POST", "/mcp", http.StatusOK},
+		{"MCP over its budget", "POST", "/mcp", http.StatusTooManyRequests},
+		{"the API has its own budget", "GET", "/v1/health", http.StatusOK},
+		{"the API again", "GET", "/v1/tasks", http.StatusOK},
+		{"the API over its budget", "GET", "/v1/health", http.StatusTooManyRequests},
+		{"MCP still over its budget", "POST", "/mcp", http.StatusTooManyRequests},
+		{"the dashboard page", "GET", "/", http.StatusOK},
+		{"the dashboard script", "GET", "/app.js", http.StatusOK},
+		{"the dashboard style", "GET", "/style.css", http.StatusOK},
 	}
-	r := h.request("GET", "/v1/health", nil)
-	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
-		t.Fatalf("third request = %d %s (Retry-After %q), want 429 with Retry-After", r.status, r.body, r.header.Get("Retry-After"))
+	for _, st := range steps {
+		r := h.request(st.method, st.path, nil)
+		if r.status != st.want {
+			t.Fatalf("%s: %s %s = %d %s, want %d", st.name, st.method, st.path, r.status, r.body, st.want)
+		}
+		if r.status == http.StatusTooManyRequests && r.header.Get("Retry-After") == "" {
+			t.Errorf("%s: 429 without Retry-After", st.name)
+		}
 	}
-	if r := h.request("GET", "/", nil); r.status != http.StatusOK {
-		t.Errorf("the dashboard page is rate limited too: %d", r.status)
+	// The event stream opens (and sends its snapshot) with the API's
+	// budget spent.
+	s := h.events("")
+	if ev := s.next(t); ev.name != "snapshot" {
+		t.Fatalf("first event = %q, want the snapshot", ev.name)
 	}
 }
 

@@ -26,19 +26,39 @@ type errorBody struct {
 	Candidates []string `json:"candidates,omitempty"`
 }
 
-// fieldError is a bad request field: which one and why.
+// fieldError is a bad request field: which one and why. It wraps err
+// when the field's value was refused by something else (an id prefix
+// that is too short or matches nothing), which then decides the status.
 type fieldError struct {
 	field string
 	msg   string
+	err   error
 }
 
-func (e *fieldError) Error() string { return e.field + ": " + e.msg }
+func (e *fieldError) Error() string {
+	if e.err != nil {
+		return e.field + ": " + e.err.Error()
+	}
+	return e.field + ": " + e.msg
+}
 
-// Is makes a field error an ErrInvalid for callers that test for it.
-func (e *fieldError) Is(target error) bool { return target == sa.ErrInvalid }
+// Is makes a field error of its own an ErrInvalid for callers that test
+// for it; a wrapped error answers for itself.
+func (e *fieldError) Is(target error) bool { return e.err == nil && target == sa.ErrInvalid }
+
+func (e *fieldError) Unwrap() error { return e.err }
 
 func badField(field, format string, args ...any) error {
 	return &fieldError{field: field, msg: fmt.Sprintf(format, args...)}
+}
+
+// inField names the request field whose value err refuses; errors of
+// the server's own (5xx) and nil are returned as they are.
+func inField(field string, err error) error {
+	if err == nil || statusOf(err) >= 500 {
+		return err
+	}
+	return &fieldError{field: field, err: err}
 }
 
 // statusError is an error with its HTTP status decided already.

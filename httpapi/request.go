@@ -54,7 +54,11 @@ func bodyError(err error) error {
 	case errors.As(err, &syntax):
 		return errStatus(http.StatusBadRequest, "the body is not valid JSON (at byte %d): %v", syntax.Offset, syntax)
 	case errors.As(err, &typeErr) && typeErr.Field != "":
-		return badField(typeErr.Field, "must be %s, not %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+		want, ok := fieldKinds[typeErr.Field]
+		if !ok {
+			want = jsonKind(typeErr.Type.Kind().String())
+		}
+		return badField(typeErr.Field, "must be %s, not %s", want, jsonValue(typeErr.Value))
 	case errors.As(err, &typeErr):
 		return errStatus(http.StatusBadRequest, "the body must be a JSON object, not %s", typeErr.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -67,6 +71,29 @@ func bodyError(err error) error {
 	return errStatus(http.StatusBadRequest, "the body is not valid JSON: %v", err)
 }
 
+// fieldKinds says what a field takes where its Go type alone says too
+// little.
+var fieldKinds = map[string]string{
+	"timeout": "a whole number of seconds",
+}
+
+// jsonValue names what a client sent, from an UnmarshalTypeError's Value
+// ("string", "number 1.5", ...).
+func jsonValue(v string) string {
+	if n, ok := strings.CutPrefix(v, "number "); ok {
+		return n
+	}
+	switch v {
+	case "string", "number":
+		return "a " + v
+	case "bool":
+		return "a boolean"
+	case "array", "object":
+		return "an " + v
+	}
+	return v
+}
+
 // jsonKind names a Go kind as the JSON type a client should send.
 func jsonKind(kind string) string {
 	switch kind {
@@ -74,7 +101,9 @@ func jsonKind(kind string) string {
 		return "a string"
 	case "bool":
 		return "true or false"
-	case "int", "int64", "float64":
+	case "int", "int64":
+		return "a whole number"
+	case "float64":
 		return "a number"
 	}
 	return "a " + kind

@@ -17,6 +17,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -60,7 +62,9 @@ type Options struct {
 	// token is never logged. Nil discards.
 	Logger *slog.Logger
 	// RateLimit caps authenticated requests per second, with bursts of
-	// RateBurst; 0 means no cap.
+	// RateBurst; 0 means no cap. The API and MCP each have a budget of
+	// their own, so that a busy MCP client cannot starve the dashboard;
+	// the event stream (one long request) is not counted.
 	RateLimit float64
 	RateBurst int
 	// MaxBodyBytes caps request bodies (default 1 MiB).
@@ -79,11 +83,14 @@ type Server struct {
 	store   sa.Store
 	log     *slog.Logger
 	maxBody int64
-	limiter *rate.Limiter // nil: no cap
 	started time.Time
 	turns   *turns
 	frames  frameCache
 	counts  countCache
+
+	// apiLimit and mcpLimit cap the requests to the API and to MCP; nil
+	// when there is no cap.
+	apiLimit, mcpLimit *rate.Limiter
 
 	// streams ends the event streams when the server shuts down: they
 	// would otherwise hold Shutdown until its timeout.
@@ -133,7 +140,8 @@ func New(opts Options) (*Server, error) {
 		s.opts.ShutdownTimeout = DefaultShutdownTimeout
 	}
 	if opts.RateLimit > 0 {
-		s.limiter = rate.NewLimiter(rate.Limit(opts.RateLimit), max(opts.RateBurst, 1))
+		s.apiLimit = rate.NewLimiter(rate.Limit(opts.RateLimit), max(opts.RateBurst, 1))
+		s.mcpLimit = rate.NewLimiter(rate.Limit(opts.RateLimit), max(opts.RateBurst, 1))
 	}
 	s.streams, s.endStreams = context.WithCancel(context.Background())
 	s.turns = newTurns(opts.Engine, opts.Tasks, s.log)
@@ -231,7 +239,26 @@ func (s *Server) endStreamsOnShutdown(h http.Handler) http.Handler {
 // The dashboard's page and assets are not: they hold no data, and a
 // browser cannot send a header when it opens a page.
 func needsToken(path string) bool {
-	return path == "/v1" || strings.HasPrefix(path, "/v1/") || path == "/mcp" || strings.HasPrefix(path, "/mcp/")
+	return isAPI(path) || isMCP(path)
+}
+
+func isAPI(path string) bool { return path == "/v1" || strings.HasPrefix(path, "/v1/") }
+func isMCP(path string) bool { return path == "/mcp" || strings.HasPrefix(path, "/mcp/") }
+
+// limiterFor returns the rate limit a request counts against, nil for
+// none: the event stream is one long request (its reconnections are
+// paced by the retry it announces), and the dashboard's files are not
+// behind the token.
+func (s *Server) limiterFor(r *http.Request) *rate.Limiter {
+	switch {
+	case isMCP(r.URL.Path):
+		return s.mcpLimit
+	case r.URL.Path == "/v1/events" && r.Method == http.MethodGet:
+		return nil
+	case isAPI(r.URL.Path):
+		return s.apiLimit
+	}
+	return nil
 }
 
 // jsonErrors answers, as JSON errors, the requests the mux itself would
@@ -239,6 +266,14 @@ func needsToken(path string) bool {
 // the Allow header).
 func jsonErrors(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if clean := cleanPath(r.URL.Path); clean != r.URL.Path && r.Method != http.MethodConnect {
+			// The mux would redirect with an HTML body and a 301, which
+			// turns a POST into a GET.
+			loc := (&url.URL{Path: clean, RawQuery: r.URL.RawQuery}).String()
+			w.Header().Set("Location", loc)
+			writeError(w, http.StatusPermanentRedirect, "%s is not a clean path: use %s", r.URL.Path, clean)
+			return
+		}
 		h, pattern := mux.Handler(r)
 		if pattern != "" {
 			mux.ServeHTTP(w, r)
@@ -252,13 +287,29 @@ func jsonErrors(mux *http.ServeMux) http.Handler {
 			writeError(w, http.StatusMethodNotAllowed, "method %s is not allowed on %s: use %s", r.Method, r.URL.Path, probe.header.Get("Allow"))
 		case http.StatusNotFound, 0:
 			writeError(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
-		default: // a redirect (a path to clean, for example)
+		default: // a redirect
 			for k, v := range probe.header {
 				w.Header()[k] = v
 			}
 			w.WriteHeader(probe.status)
 		}
 	})
+}
+
+// cleanPath is the path the mux would redirect p to, as net/http cleans
+// it: no empty, . or .. elements, a trailing slash kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 // headerProbe records what the mux's own error handlers would answer.

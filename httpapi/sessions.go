@@ -6,9 +6,11 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/mcpserver"
 )
 
 // sessionView is a session with what this server knows of its turns.
@@ -27,7 +29,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 	if ref := r.URL.Query().Get("parent"); ref != "" {
 		parent, err := s.store.ResolveSession(r.Context(), ref)
 		if err != nil {
-			s.fail(w, r, err)
+			s.fail(w, r, inField("parent", err))
 			return
 		}
 		f.ParentID = parent.ID
@@ -150,7 +152,11 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if err := s.notTaskSession(ctx, sess.ID); err != nil {
+	if err := s.notTaskSession(ctx, sess.ID, ""); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.hasAgent(sess); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -188,9 +194,10 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"message": stored, "turn": tr.state, "messages": messagesAfter(msgs, stored.ID)})
 }
 
-// notTaskSession refuses to run turns in a task's session outside the
-// task's own lifecycle: a task is continued by resuming it.
-func (s *Server) notTaskSession(ctx context.Context, sessionID string) error {
+// notTaskSession refuses to change a task's session outside the task's
+// own lifecycle (why says what the refusal is about): its conversation
+// is the task's, which is continued by resuming it. Forking is fine.
+func (s *Server) notTaskSession(ctx context.Context, sessionID, why string) error {
 	t, err := s.store.Task(ctx, sessionID)
 	switch {
 	case errors.Is(err, sa.ErrNotFound):
@@ -198,7 +205,23 @@ func (s *Server) notTaskSession(ctx context.Context, sessionID string) error {
 	case err != nil:
 		return err
 	}
-	return errStatus(http.StatusConflict, "session %s is the session of task %s: send a follow-up with POST /v1/tasks/%s/resume", sa.ShortID(sessionID), sa.ShortID(t.ID), t.ID)
+	return errStatus(http.StatusConflict, "session %s is the session of task %s%s: send a follow-up with POST /v1/tasks/%s/resume",
+		sa.ShortID(sessionID), sa.ShortID(t.ID), why, t.ID)
+}
+
+// hasAgent refuses a turn in a session whose agent is not defined: the
+// session of an MCP client (its parent session, which only records its
+// tasks' notices) or one whose agent was removed from the configuration.
+func (s *Server) hasAgent(sess sa.Session) error {
+	if _, err := s.opts.Engine.Profile(sess.Agent); err == nil {
+		return nil
+	}
+	if sess.Agent == mcpserver.AgentName {
+		return errStatus(http.StatusConflict, "session %s belongs to an MCP client: it records the client's tasks and has no agent to run a turn; "+
+			"create a session with POST /v1/sessions, or launch a task with POST /v1/tasks", sa.ShortID(sess.ID))
+	}
+	return errStatus(http.StatusConflict, "session %s runs agent %q, which is not defined any more: available agents are %s; fork the session with another agent",
+		sa.ShortID(sess.ID), sess.Agent, strings.Join(s.opts.Engine.Agents.Names(), ", "))
 }
 
 func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
@@ -243,6 +266,10 @@ func (s *Server) clearSession(w http.ResponseWriter, r *http.Request) {
 	}
 	sess, err := s.store.ResolveSession(r.Context(), r.PathValue("id"))
 	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.notTaskSession(r.Context(), sess.ID, ", whose conversation cannot be cleared (fork the session to start from it)"); err != nil {
 		s.fail(w, r, err)
 		return
 	}

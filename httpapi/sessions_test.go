@@ -195,3 +195,42 @@ func TestAgentIsWokenWhenItsTasksEnd(t *testing.T) {
 		t.Fatalf("the parent of an API task: turn %+v, history %q; want idle, with only the notification", state.Turn, hist.texts())
 	}
 }
+
+// A task's session is the task's: while the task runs (and after), it
+// takes no message and cannot be cleared, so the task goes on with its
+// conversation whole; forking it copies the conversation and is allowed.
+func TestTaskSessionBelongsToTheTask(t *testing.T) {
+	h := newHarness(t)
+	parent := h.session()
+	gate := h.gate("task-session")
+	task := h.launch(parent.ID, "waits", "gate: "+string(gate))
+	tests := []struct {
+		name, path string
+		body       any
+		want       int
+	}{
+		{"clear", "/clear", nil, http.StatusConflict},
+		{"message", "/messages", map[string]any{"text": "hi"}, http.StatusConflict},
+		{"fork", "/fork", map[string]any{"title": "a copy"}, http.StatusCreated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := h.request("POST", "/v1/sessions/"+task.ID+tt.path, tt.body)
+			if r.status != tt.want {
+				t.Fatalf("POST %s on the session of a running task = %d %s, want %d", tt.path, r.status, r.body, tt.want)
+			}
+		})
+	}
+	gate.open(t)
+	done := h.waitTask(task.ID)
+	if done.Status != sa.TaskCompleted || !strings.HasPrefix(done.Result, "passed") {
+		t.Fatalf("the task ended %s (%q, error %q), want completed through the gate", done.Status, done.Result, done.Error)
+	}
+	var hist history
+	h.ok(http.StatusOK, "GET", "/v1/tasks/"+task.ID+"/messages", nil, &hist)
+	for _, m := range hist.Messages {
+		if m.Kind == sa.KindClear {
+			t.Fatalf("the task's session was cleared: %+v", hist.Messages)
+		}
+	}
+}

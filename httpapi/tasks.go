@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/tasks"
 )
 
@@ -120,6 +122,9 @@ func (s *Server) listAgents(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) taskFilter(r *http.Request) (sa.TaskFilter, error) {
 	q := r.URL.Query()
 	f := sa.TaskFilter{Agent: q.Get("agent"), Search: q.Get("search")}
+	if strings.ContainsRune(f.Search, 0) {
+		return f, badField("search", "cannot contain a NUL character (%%00)")
+	}
 	if status := q.Get("status"); status != "" {
 		f.Status = sa.TaskStatus(status)
 		if !f.Status.Valid() {
@@ -129,14 +134,14 @@ func (s *Server) taskFilter(r *http.Request) (sa.TaskFilter, error) {
 	if ref := q.Get("session"); ref != "" {
 		sess, err := s.store.ResolveSession(r.Context(), ref)
 		if err != nil {
-			return f, err
+			return f, inField("session", err)
 		}
 		f.ParentSessionID = sess.ID
 	}
 	if ref := q.Get("batch"); ref != "" {
 		batch, err := s.store.ResolveBatch(r.Context(), ref)
 		if err != nil {
-			return f, err
+			return f, inField("batch", err)
 		}
 		f.BatchID = batch
 	}
@@ -230,8 +235,30 @@ type launchRequest struct {
 	Agent       string `json:"agent"`
 	Fork        bool   `json:"fork"`
 	Resume      string `json:"resume"`
-	// Timeout is in seconds.
-	Timeout int `json:"timeout"`
+	// Timeout is in whole seconds. It is decoded as any JSON number, so
+	// that a fraction or a number too large for a Duration is refused by
+	// taskTimeout with a reason, not wrapped around.
+	Timeout float64 `json:"timeout"`
+}
+
+// taskTimeout turns a launch's timeout in seconds into a Duration: a
+// whole number of seconds, 0 for the configured limit, never more than
+// that limit (tasks.timeout).
+func (s *Server) taskTimeout(secs float64) (time.Duration, error) {
+	limit := s.opts.Engine.Config.Tasks.Timeout.Duration
+	if limit <= 0 {
+		limit = config.DefaultTaskTimeout // as the task manager does
+	}
+	switch {
+	case secs < 0:
+		return 0, badField("timeout", "cannot be negative")
+	case secs != math.Trunc(secs):
+		return 0, badField("timeout", "must be a whole number of seconds, not %v", secs)
+	case secs > limit.Seconds():
+		return 0, badField("timeout", "must be at most %d seconds, the task time limit (tasks.timeout); leave it out, or send 0, for that limit",
+			int64(limit/time.Second))
+	}
+	return time.Duration(secs) * time.Second, nil
 }
 
 func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
@@ -240,12 +267,16 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	timeout, err := s.taskTimeout(req.Timeout)
 	switch {
 	case req.Fork && req.Resume != "":
 		s.fail(w, r, badField("resume", "fork and resume are mutually exclusive: fork starts a new task with the session's context, resume continues an existing task in its own session; set only one"))
 		return
-	case req.Timeout < 0:
-		s.fail(w, r, badField("timeout", "cannot be negative"))
+	case err != nil:
+		s.fail(w, r, err)
+		return
+	case req.Resume != "" && timeout > 0:
+		s.fail(w, r, badField("timeout", "applies to a launch: a resumed task keeps the time limit it was launched with"))
 		return
 	}
 	if req.Resume != "" {
@@ -270,7 +301,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 	}
 	t, err := s.opts.Tasks.Launch(r.Context(), tasks.LaunchRequest{
 		ParentSessionID: parent.ID, Description: req.Description, Prompt: req.Prompt, Agent: req.Agent,
-		Fork: req.Fork, Timeout: time.Duration(req.Timeout) * time.Second,
+		Fork: req.Fork, Timeout: timeout,
 	})
 	if err != nil {
 		s.fail(w, r, err)

@@ -64,6 +64,14 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 			return nil, fmt.Errorf("open store: data directory: %w", err)
 		}
 	}
+	// A new database is readable by its owner only, whatever the
+	// directory's mode; SQLite gives its -wal and -shm files the same
+	// mode. An existing file keeps its own.
+	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
 	write, err := sql.Open("sqlite", dsn(path, "immediate", false))
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)

@@ -212,3 +212,69 @@ func TestOpenErrors(t *testing.T) {
 		}
 	})
 }
+
+// The data directory and the database files are private to their owner
+// when the store makes them; what exists already keeps its mode.
+func TestFileModes(t *testing.T) {
+	ctx := context.Background()
+	mode := func(path string) os.FileMode {
+		t.Helper()
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Mode().Perm()
+	}
+	open := func(dir string) {
+		t.Helper()
+		st, err := sqlite.OpenDir(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.CreateSession(ctx, sa.NewSession{Agent: "general"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("made by the store", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "data")
+		open(dir)
+		if got := mode(dir); got != 0o700 {
+			t.Errorf("data directory mode %v, want 0700", got)
+		}
+		if got := mode(filepath.Join(dir, sqlite.FileName)); got != 0o600 {
+			t.Errorf("database mode %v, want 0600", got)
+		}
+	})
+	t.Run("an existing directory", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "shared")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, 0o755); err != nil { // whatever the umask
+			t.Fatal(err)
+		}
+		open(dir)
+		if got := mode(dir); got != 0o755 {
+			t.Errorf("the existing directory's mode became %v, want it kept at 0755", got)
+		}
+		if got := mode(filepath.Join(dir, sqlite.FileName)); got != 0o600 {
+			t.Errorf("database mode %v, want 0600", got)
+		}
+	})
+	t.Run("an existing database", func(t *testing.T) {
+		dir := t.TempDir()
+		db := filepath.Join(dir, sqlite.FileName)
+		open(dir)
+		if err := os.Chmod(db, 0o640); err != nil {
+			t.Fatal(err)
+		}
+		open(dir)
+		if got := mode(db); got != 0o640 {
+			t.Errorf("the existing database's mode became %v, want it kept at 0640", got)
+		}
+	})
+}

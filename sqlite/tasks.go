@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	sa "github.com/superagents/superagents"
@@ -180,9 +179,9 @@ func taskWhere(f sa.TaskFilter) (string, []any) {
 		add(`runner_id = ?`, f.RunnerID)
 	}
 	if f.Search != "" {
-		// LIKE ignores the case of ASCII letters; the pattern's own
-		// wildcards are escaped so the text is matched as it is.
-		add(`description LIKE ? ESCAPE '\'`, "%"+likeEscaper.Replace(f.Search)+"%")
+		// Not LIKE: it knows the case of ASCII letters only, and takes %
+		// and _ for wildcards. The search is folded once, here.
+		add(containsFoldFunc+`(description, ?)`, foldCase(f.Search))
 	}
 	if f.Active {
 		where += ` AND status IN ('queued', 'running', 'resumed')`
@@ -192,8 +191,6 @@ func taskWhere(f sa.TaskFilter) (string, []any) {
 	}
 	return where, args
 }
-
-var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // ListTasks lists tasks, newest first.
 func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, error) {

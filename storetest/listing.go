@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -154,6 +155,79 @@ func testTaskListing(t *testing.T, factory Factory) {
 		_, err = st.ResolveBatch(ctx, "ab")
 		wantErrIs(t, err, sa.ErrInvalid, "ResolveBatch(too short)")
 	})
+}
+
+// testTaskSearch covers what search matches: the text as it is, in any
+// case of any script, with no character taken for a wildcard.
+func testTaskSearch(t *testing.T, factory Factory) {
+	ctx := context.Background()
+	st, _ := openStore(t, factory)
+	parent := mustCreate(t, st, user("Q1"))
+	created := map[string]string{} // description → id
+	for _, desc := range []string{
+		"Élan ÜBER task",
+		"ΣΟΦΟΣ review",
+		"straße über alles",
+		"50% off_the record",
+		"500 offers",
+		"Kelvin: 300 \u212a",
+		"plain ascii",
+		"nul\x00Inside",
+	} {
+		created[desc] = mustCreateTask(t, st, newTask(parent.ID, desc)).ID
+	}
+	tests := []struct {
+		search string
+		want   []string // descriptions
+	}{
+		{"über", []string{"Élan ÜBER task", "straße über alles"}},
+		{"ÜBER", []string{"Élan ÜBER task", "straße über alles"}},
+		{"élan", []string{"Élan ÜBER task"}},
+		{"ÉLAN über", []string{"Élan ÜBER task"}},
+		{"σοφος", []string{"ΣΟΦΟΣ review"}}, // final sigma and capital sigma
+		{"STRASSE", nil}, // simple folding: ß is not ss
+		{"STRAßE", []string{"straße über alles"}},
+		{"300 k", []string{"Kelvin: 300 \u212a"}}, // the Kelvin sign is a K
+		{"PLAIN", []string{"plain ascii"}},
+		{"0%", []string{"50% off_the record"}}, // % is no wildcard
+		{"50%", []string{"50% off_the record"}},
+		{"%", []string{"50% off_the record"}},
+		{"f_t", []string{"50% off_the record"}}, // nor is _
+		{"_", []string{"50% off_the record"}},
+		{"5_0", nil},
+		{"*", nil},
+		{"\x00", []string{"nul\x00Inside"}}, // NUL is a character like any other
+		{"über\x00", nil},
+		{"\x00inside", []string{"nul\x00Inside"}},
+		{"inside", []string{"nul\x00Inside"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.search, func(t *testing.T) {
+			f := sa.TaskFilter{ParentSessionID: parent.ID, Search: tt.search}
+			list, err := st.ListTasks(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, task := range list {
+				got[task.ID] = true
+			}
+			want := map[string]bool{}
+			for _, desc := range tt.want {
+				want[created[desc]] = true
+			}
+			if !maps.Equal(got, want) {
+				var names []string
+				for _, task := range list {
+					names = append(names, task.Description)
+				}
+				t.Errorf("search %q found %q, want %q", tt.search, names, tt.want)
+			}
+			if n, err := st.CountTasks(ctx, f); err != nil || n != len(tt.want) {
+				t.Errorf("CountTasks(search %q) = %d, %v; want %d", tt.search, n, err, len(tt.want))
+			}
+		})
+	}
 }
 
 // testSessionPaging covers offsets in session listings.

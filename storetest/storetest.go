@@ -38,6 +38,7 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("ReplayMatchesCopyModel", func(t *testing.T) { testReplayProperty(t, factory) })
 	t.Run("Tasks", func(t *testing.T) { testTasks(t, factory) })
 	t.Run("TaskListing", func(t *testing.T) { testTaskListing(t, factory) })
+	t.Run("TaskSearch", func(t *testing.T) { testTaskSearch(t, factory) })
 	t.Run("SessionPaging", func(t *testing.T) { testSessionPaging(t, factory) })
 	t.Run("TaskTransitions", func(t *testing.T) { testTaskTransitions(t, factory) })
 	t.Run("ConcurrentWrites", func(t *testing.T) { testConcurrentWrites(t, factory) })
