@@ -406,13 +406,16 @@ func cmdHelp(context.Context, *Chat, Input) Reply {
 		}
 		fmt.Fprintf(&b, "  %-*s %s\n", helpColumn, name, cmd.Help)
 	}
-	b.WriteString(`Quoting: a prompt is the rest of the line as typed, or one "quoted string" (with \" and \\ inside);
---desc takes one word or a "quoted text". IDs may be shortened to a unique prefix of 4+ characters.
-Background tasks show in the status line; their notifications appear here when they end, and an idle
-agent is woken to answer them once all its tasks have ended.
+	b.WriteString(`Quoting: a prompt is the rest of the line as typed, or one "quoted string"
+(with \" and \\ inside); --desc takes one word or a "quoted text".
+IDs may be shortened to a unique prefix of 4+ characters.
+Background tasks show in the status line; their notifications appear here when
+they end, and an idle agent is woken to answer them once all its tasks have
+ended. An agent stopped by /kill starts again when you send it a message.
 `)
-	b.WriteString("Keys: Enter sends; ↑/↓ go through the lines typed before; Tab completes a command;\n" +
-		"Esc or Ctrl+C stops the running turn (or a wait); Ctrl+C twice at an empty prompt, or Ctrl+D, leaves.")
+	b.WriteString("Keys: Enter sends; ↑/↓ go through the lines typed before; Tab completes a\n" +
+		"command; Esc or Ctrl+C stops the running turn (or a wait); Ctrl+C twice at an\n" +
+		"empty prompt, or Ctrl+D, leaves.")
 	return note("%s", b.String())
 }
 

@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	sa "github.com/superagents/superagents"
 )
@@ -533,10 +534,63 @@ func (s termStyle) header(sess sa.Session) string {
 }
 
 func (s termStyle) user(text string) string       { return s.pink.Render(">") + " " + text }
-func (s termStyle) notice(text string) string     { return s.yellow.Render(text) }
+func (s termStyle) notice(text string) string     { return s.lines(s.yellow, text) }
 func (s termStyle) answer(markdown string) string { return s.md.render(markdown) }
-func (s termStyle) note(text string) string       { return s.faint.Render(text) }
-func (s termStyle) problem(text string) string    { return s.red.Render("error: " + text) }
+func (s termStyle) note(text string) string       { return s.lines(s.faint, text) }
+func (s termStyle) problem(text string) string    { return s.lines(s.red, "error: "+text) }
+
+// lines wraps text to the terminal's width and styles each line on its
+// own: a style given several lines at once pads them all to the widest,
+// and the terminal would wrap the padding into blank rows.
+func (s termStyle) lines(st lipgloss.Style, text string) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		for _, l := range wrapLine(line, *s.width) {
+			out = append(out, st.Render(l))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// wrapLine breaks a line of plain text at word boundaries to fit width
+// columns (a word longer than a line is cut). The lines that follow the
+// first are indented under its text: under its second column when it has
+// two, set apart by two spaces or more (as /help lays out the commands),
+// else under its first word.
+func wrapLine(line string, width int) []string {
+	if ansi.StringWidth(line) <= width {
+		return []string{line}
+	}
+	prefix := line[:hangingIndent(line, width/2)]
+	indent := ansi.StringWidth(prefix)
+	lines := strings.Split(ansi.Wrap(line[len(prefix):], width-indent, ""), "\n")
+	for i := range lines {
+		if i == 0 {
+			lines[i] = prefix + lines[i]
+		} else {
+			lines[i] = strings.Repeat(" ", indent) + lines[i]
+		}
+	}
+	return lines
+}
+
+// hangingIndent returns where the text the lines of a wrapped line are
+// indented under starts: its second column, or its first word, when no
+// wider than limit columns.
+func hangingIndent(line string, limit int) int {
+	start := len(line) - len(strings.TrimLeft(line, " "))
+	if gap := strings.Index(line[start:], "  "); gap >= 0 {
+		second := start + gap
+		second += len(line[second:]) - len(strings.TrimLeft(line[second:], " "))
+		if second < len(line) && ansi.StringWidth(line[:second]) <= limit {
+			return second
+		}
+	}
+	if ansi.StringWidth(line[:start]) <= limit {
+		return start
+	}
+	return 0
+}
 
 func (s termStyle) tool(line string) string {
 	if strings.HasPrefix(line, failedMark) {

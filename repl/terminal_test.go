@@ -458,3 +458,30 @@ func TestTerminalCtrlCStopsWaitThenAsks(t *testing.T) {
 	eng.release(t)
 	settle(t, c)
 }
+
+// TestTerminalNotesFitTheWidth: a note of several lines (/help) is
+// wrapped to the terminal's width at word boundaries, each line as long
+// as its text: no padding that the terminal would wrap into blank rows,
+// no word cut by the edge of the screen.
+func TestTerminalNotesFitTheWidth(t *testing.T) {
+	help := blockText(cmdHelp(context.Background(), nil, Input{}))
+	for _, width := range []int{80, 100, 120} {
+		_, u := startTUI(t)
+		u.update(tea.WindowSizeMsg{Width: width, Height: 40})
+		u.typeLine("/help")
+		got := u.screen.lines[len(u.screen.lines)-1]
+		got = strings.TrimSpace(strings.TrimPrefix(got, "> /help\n\n"))
+		for _, line := range strings.Split(got, "\n") {
+			if ansi.StringWidth(line) > width || strings.TrimSpace(line) == "" || strings.TrimRight(line, " ") != line {
+				t.Fatalf("width %d: line %q is blank, padded or too wide:\n%s", width, line, got)
+			}
+		}
+		if strings.Join(strings.Fields(got), " ") != strings.Join(strings.Fields(help), " ") {
+			t.Fatalf("width %d: the words of /help changed:\n%s", width, got)
+		}
+		// Wrapped explanations stay in their column.
+		if width == 80 && !strings.Contains(got, "\n"+strings.Repeat(" ", helpColumn+3)+"history; with a prompt") {
+			t.Fatalf("width %d: /fork's explanation is not indented under its column:\n%s", width, got)
+		}
+	}
+}

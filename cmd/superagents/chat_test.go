@@ -14,6 +14,7 @@ import (
 
 	"github.com/superagents/superagents/internal/golden"
 	"github.com/superagents/superagents/internal/termtest"
+	"github.com/superagents/superagents/repl"
 )
 
 // The tests here drive the real binary: in a real terminal (tmux) and
@@ -87,7 +88,13 @@ func newHome(t *testing.T) home {
 // terminal runs superagents with args in a 100×50 terminal.
 func (h home) terminal(t *testing.T, args ...string) *termtest.Terminal {
 	t.Helper()
-	return termtest.Start(t, termtest.Options{Width: 100, Height: 50, Dir: h.workspace, Env: h.env,
+	return h.terminalOf(t, 100, 50, args...)
+}
+
+// terminalOf runs superagents with args in a terminal of that size.
+func (h home) terminalOf(t *testing.T, width, height int, args ...string) *termtest.Terminal {
+	t.Helper()
+	return termtest.Start(t, termtest.Options{Width: width, Height: height, Dir: h.workspace, Env: h.env,
 		Args: append([]string{build(t)}, args...)})
 }
 
@@ -233,6 +240,30 @@ func TestTerminalCtrlC(t *testing.T) {
 	term.Keys("C-c")
 	if code := term.WaitExit(); code != 0 {
 		t.Fatalf("exit status %d", code)
+	}
+}
+
+// TestTerminalHelpFits: on a narrow terminal /help is wrapped at word
+// boundaries, with no blank rows between its lines.
+func TestTerminalHelpFits(t *testing.T) {
+	h := newHome(t)
+	term := h.terminalOf(t, 80, 60)
+	term.Wait("the header", func(s string) bool { return len(headers(s)) == 1 })
+	term.Type("/help")
+	screen := term.WaitText("Ctrl+D, leaves.", 1)
+	first, last := strings.Index(screen, "Type a message to talk"), strings.Index(screen, "Ctrl+D, leaves.")
+	if first < 0 || last < first {
+		t.Fatalf("no /help on the screen:\n%s", screen)
+	}
+	help := screen[first:last]
+	if strings.Contains(help, "\n\n") || strings.Contains(help, "\n \n") {
+		t.Fatalf("blank rows in /help:\n%s", help)
+	}
+	words := strings.Join(strings.Fields(help), " ")
+	for _, cmd := range repl.Commands() {
+		if want := strings.Join(strings.Fields(cmd.Help), " "); !strings.Contains(words, want) {
+			t.Errorf("/help does not show %q whole:\n%s", want, help)
+		}
 	}
 }
 
