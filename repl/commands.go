@@ -36,8 +36,9 @@ type Command struct {
 // Commands returns the slash commands, in the order /help lists them.
 func Commands() []Command {
 	return []Command{
-		{Name: "fork", Usage: "[prompt]", arg: optionalArg, run: cmdFork,
+		withSyntax(Command{Name: "fork", run: cmdFork,
 			Help: "fork the agent: the child inherits its whole history; with a prompt, the child answers it"},
+			"[prompt]", nil, 0, optionalText),
 		{Name: "clear", arg: noArg, run: cmdClear,
 			Help: "start the agent's context over (agents forked from it keep what they inherited)"},
 		{Name: "agents", arg: noArg, run: cmdAgents,
@@ -52,16 +53,16 @@ func Commands() []Command {
 			Help: "show or change the model of the agent's later turns"},
 		withSyntax(Command{Name: "task", run: cmdTask,
 			Help: "launch a background task for the agent in view, run by the agent profile AGENT; --fork gives it this conversation, --desc names it"},
-			`[--fork] [--desc "text"] AGENT "prompt"`, map[string]bool{"fork": false, "desc": true}, 1, true),
+			`[--fork] [--desc "text"] AGENT "prompt"`, map[string]bool{"fork": false, "desc": true}, 1, requiredText),
 		{Name: "tasks", arg: noArg, run: cmdTasks,
 			Help: "list the background tasks of the agent in view, newest first"},
 		withSyntax(Command{Name: "output", run: cmdOutput,
 			Help: "show a task's result, or its progress while it runs; --block waits for its end (Ctrl+C stops waiting)"},
-			"[--block] ID", map[string]bool{"block": false}, 1, false),
+			"[--block] ID", map[string]bool{"block": false}, 1, noText),
 		withSyntax(Command{Name: "cancel", run: cmdCancel,
-			Help: "cancel a running task"}, "ID", nil, 1, false),
+			Help: "cancel a running task"}, "ID", nil, 1, noText),
 		withSyntax(Command{Name: "resume", run: cmdResume,
-			Help: "send a follow-up to a completed task; it answers in the background"}, `ID "prompt"`, nil, 1, true),
+			Help: "send a follow-up to a completed task; it answers in the background"}, `ID "prompt"`, nil, 1, requiredText),
 		{Name: "help", Aliases: []string{"?"}, arg: noArg, run: cmdHelp,
 			Help: "show this help"},
 		{Name: "exit", Aliases: []string{"quit"}, arg: noArg, run: cmdExit,
@@ -72,7 +73,7 @@ func Commands() []Command {
 }
 
 // withSyntax gives a command its argument syntax.
-func withSyntax(cmd Command, usage string, options map[string]bool, words int, text bool) Command {
+func withSyntax(cmd Command, usage string, options map[string]bool, words int, text textArg) Command {
 	cmd.Usage, cmd.arg = usage, parsedArgs
 	cmd.syntax = argSyntax{command: cmd.Name, usage: usage, options: options, words: words, text: text}
 	if _, ok := options["desc"]; ok {
@@ -148,7 +149,7 @@ func ParseLine(line string) (Input, error) {
 }
 
 func cmdFork(ctx context.Context, c *Chat, in Input) Reply {
-	prompt := in.Args
+	prompt := in.parsed.text
 	parent := c.Current()
 	model, err := c.idleModel(ctx, parent, "fork")
 	if err != nil {

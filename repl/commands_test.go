@@ -28,7 +28,12 @@ func TestParseLine(t *testing.T) {
 		{line: "  spaced out  ", message: "spaced out"},
 		{line: "//etc/hosts is a file", message: "/etc/hosts is a file"},
 		{line: "/fork", command: "fork"},
-		{line: "/fork What was my first question?", command: "fork", args: "What was my first question?"},
+		{line: "/fork What was my first question?", command: "fork", args: "What was my first question?", text: "What was my first question?"},
+		{line: `/fork "What is 2+2?"`, command: "fork", args: `"What is 2+2?"`, text: "What is 2+2?"},
+		{line: `/fork what's "up"?`, command: "fork", args: `what's "up"?`, text: `what's "up"?`},
+		{line: `/fork ""`, err: "/fork: the quoted text is empty (usage: /fork [prompt])"},
+		{line: `/fork "unterminated`, err: "/fork: no closing \": quote the whole text"},
+		{line: `/fork "one" two`, err: "/fork: text after the closing quote"},
 		{line: "/switch abc123...", command: "switch", args: "abc123..."},
 		{line: "/switch   abcd  ", command: "switch", args: "abcd"},
 		{line: "/quit", command: "exit"},
@@ -180,6 +185,32 @@ func TestForkWithPrompt(t *testing.T) {
 	}
 	if c.Current().ParentID == "" {
 		t.Fatal("the view did not move to the child")
+	}
+}
+
+// TestForkQuotedPrompt: /fork reads its prompt like the other commands:
+// one quoted string is unquoted, and bad quoting forks nothing.
+func TestForkQuotedPrompt(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	c := openChat(t, eng, "")
+	e := collect(c)
+	parent := c.Current()
+	for _, line := range []string{`/fork ""`, `/fork "unterminated`, `/fork "What is 2+2?" now`} {
+		mustFail(t, c, line, "(usage: /fork [prompt])")
+	}
+	if kids, err := eng.Store.ListSessions(context.Background(), sa.SessionFilter{ParentID: parent.ID}); err != nil || len(kids) != 0 {
+		t.Fatalf("children after refused forks: %+v, %v", kids, err)
+	}
+	r, text, end := submit(t, c, e, `/fork "What is 2+2?"`)
+	if r.Failed || end.Err != nil || text != "2+2 equals 4." {
+		t.Fatalf("/fork with a quoted prompt: %s / %q / %+v", blockText(r), text, end)
+	}
+	history, err := eng.Store.History(context.Background(), c.Current().ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := history[1].Text(); got != "What is 2+2?" {
+		t.Fatalf("the child was asked %q", got)
 	}
 }
 
