@@ -159,11 +159,11 @@ type terminalModel struct {
 
 	opened   bool // the opening was printed
 	spinning bool
-	armed    bool // Ctrl+C was pressed once with nothing to stop
+	armed    bool // Ctrl+C was pressed once at the idle prompt
 	// quitArmed: leaving was asked for while background tasks run, and
 	// the warning shown; the next /exit or Ctrl+C leaves.
 	quitArmed bool
-	hint      string // a one-off line under the status line
+	hint      string // a one-off line under the prompt
 	quitting  bool
 }
 
@@ -290,15 +290,16 @@ func (m *terminalModel) key(k tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// interrupt is Ctrl+C: it stops the running turn, else clears the
-// prompt, else asks for a second Ctrl+C to leave.
+// interrupt is Ctrl+C: it stops the running turn (or the waits for
+// tasks). At the idle prompt it clears what was typed, or leaves when the
+// Ctrl+C before was there too; else it says a second Ctrl+C leaves.
 func (m *terminalModel) interrupt() tea.Cmd {
 	switch {
 	case m.chat.Interrupt():
-		m.armed, m.hint = true, "Stopping… (Ctrl+C again at an empty prompt exits)"
+		m.armed, m.hint = false, "Stopping…"
 	case m.input.Value() != "":
 		m.input.Reset()
-		m.armed, m.hint = false, ""
+		m.arm()
 	case m.quitArmed, m.armed && m.chat.QuitWarning() == "":
 		m.quit()
 	default:
@@ -395,8 +396,8 @@ func (m *terminalModel) event(e Event) {
 		return
 	case TaskOutput:
 		m.w.block(waitResult(e))
-		if e.Cancelled && m.armed {
-			m.arm()
+		if e.Cancelled {
+			m.hint = ""
 		}
 		return
 	case TasksChanged:
@@ -416,9 +417,6 @@ func (m *terminalModel) event(e Event) {
 		}
 		if inView {
 			m.hint = ""
-			if e.Cancelled && m.armed {
-				m.arm()
-			}
 		}
 	}
 	if inView {
@@ -464,12 +462,11 @@ func (m *terminalModel) View() tea.View {
 	if status := m.status(); status != "" {
 		b.WriteString(status + "\n")
 	}
-	if m.hint != "" {
-		b.WriteString(m.style.faint.Render(m.hint) + "\n")
-	}
 	b.WriteString(m.input.View())
-	v := tea.NewView(b.String())
-	return v
+	// The hint's row is there, blank, when there is no hint: the view
+	// does not shrink when it goes, which would leave it on the screen.
+	b.WriteString("\n" + m.style.faint.Render(ansi.Truncate(m.hint, m.width, "…")))
+	return tea.NewView(b.String())
 }
 
 // status is the line above the prompt: what the agents and their

@@ -218,25 +218,36 @@ func treeLines(screen string) []string {
 	return out
 }
 
-// TestTerminalCtrlC: Ctrl+C stops a running turn (its tool too), says how
-// to exit, and a second Ctrl+C at the empty prompt exits.
+// TestTerminalCtrlC: Ctrl+C stops a running turn (its tool too) without
+// preparing to exit; at the idle prompt it clears what was typed and says
+// how to exit, a hint that goes when typing goes on; a second Ctrl+C at
+// the empty prompt exits.
 func TestTerminalCtrlC(t *testing.T) {
+	const again = "Press Ctrl+C again to exit"
 	h := newHome(t)
 	term := h.terminal(t, "chat")
 	term.Wait("the header", func(s string) bool { return len(headers(s)) == 1 })
 	term.Type("please sleep")
 	term.WaitText("→ bash sleep 30", 1)
+	term.Keys("-l", "typed meanwhile")
+	term.WaitText("> typed meanwhile", 1)
 	term.Keys("C-c")
-	term.WaitText("Cancelled.", 1)
-	screen := term.WaitText("Press Ctrl+C again to exit", 1)
-	if strings.Contains(screen, exitMark) {
-		t.Fatalf("the first Ctrl+C exited:\n%s", screen)
+	screen := term.WaitText("Cancelled.", 1)
+	if strings.Contains(screen, exitMark) || strings.Contains(screen, again) {
+		t.Fatalf("the Ctrl+C that stopped the turn exited or prepares to:\n%s", screen)
 	}
-	// The agent answers again after the cancel.
-	term.Type("What is 2+2?")
-	term.WaitText("2+2 equals 4.", 1)
 	term.Keys("C-c")
-	term.WaitText("Press Ctrl+C again to exit", 1)
+	term.Wait("the draft cleared and the hint", func(s string) bool {
+		return !strings.Contains(s, "typed meanwhile") && strings.Contains(s, again)
+	})
+	// The agent answers again after the cancel; the hint is gone.
+	term.Type("What is 2+2?")
+	screen = term.WaitText("2+2 equals 4.", 1)
+	if strings.Contains(screen, again) {
+		t.Fatalf("the hint stayed on the screen:\n%s", screen)
+	}
+	term.Keys("C-c")
+	term.WaitText(again, 1)
 	term.Keys("C-c")
 	if code := term.WaitExit(); code != 0 {
 		t.Fatalf("exit status %d", code)
