@@ -71,7 +71,7 @@ func (s argSyntax) parse(line string) (commandArgs, error) {
 	rest = strings.TrimSpace(rest)
 	switch {
 	case s.text == noText && rest != "":
-		return args, s.errorf("unexpected %q", rest)
+		return args, s.errorf("unexpected %q", echo(rest))
 	case s.text == noText, s.text == optionalText && rest == "":
 		return args, nil
 	case rest == "":
@@ -97,9 +97,12 @@ func (s argSyntax) option(into map[string]string, word, rest string) (string, er
 		name = canonical
 	}
 	takesValue, known := s.options[name]
+	_, given := into[name]
 	switch {
 	case !known:
-		return "", s.errorf("unknown option %s", word)
+		return "", s.errorf("unknown option %s", echo(word))
+	case given:
+		return "", s.errorf("--%s given twice", name)
 	case !takesValue && hasValue:
 		return "", s.errorf("--%s takes no value", name)
 	case takesValue && !hasValue:

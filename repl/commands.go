@@ -128,16 +128,16 @@ func ParseLine(line string) (Input, error) {
 	}
 	cmd, ok := lookup(name)
 	if !ok {
-		return Input{}, fmt.Errorf("unknown command /%s: /help lists the commands (start a message with // to send a line beginning with /)", name)
+		return Input{}, fmt.Errorf("unknown command /%s: /help lists the commands (start a message with // to send a line beginning with /)", echo(name))
 	}
 	in := Input{Command: &cmd, Args: args}
 	switch {
 	case cmd.arg == noArg && args != "":
-		return Input{}, fmt.Errorf("/%s takes no argument (got %q)", cmd.Name, args)
+		return Input{}, fmt.Errorf("/%s takes no argument (got %q)", cmd.Name, echo(args))
 	case cmd.arg == requiredArg && args == "":
 		return Input{}, fmt.Errorf("/%s needs an argument: /%s %s", cmd.Name, cmd.Name, cmd.Usage)
 	case cmd.arg == requiredArg && strings.ContainsAny(args, " \t"):
-		return Input{}, fmt.Errorf("/%s takes one %s, not %q", cmd.Name, cmd.Usage, args)
+		return Input{}, fmt.Errorf("/%s takes one %s, not %q", cmd.Name, cmd.Usage, echo(args))
 	case cmd.arg == parsedArgs:
 		parsed, err := cmd.syntax.parse(args)
 		if err != nil {
@@ -233,14 +233,11 @@ func cmdAgents(ctx context.Context, c *Chat, _ Input) Reply {
 // inTree resolves what the user typed to an agent of the current tree.
 func (c *Chat) inTree(ctx context.Context, ref string) (*node, error) {
 	sess, err := c.store.ResolveSession(ctx, ref)
-	var ambiguous *sa.AmbiguousIDError
 	switch {
-	case errors.As(err, &ambiguous):
-		return nil, err
 	case errors.Is(err, sa.ErrNotFound):
-		return nil, fmt.Errorf("no agent %s: /agents lists them", ref)
+		return nil, fmt.Errorf("no agent %s: /agents lists them", echo(ref))
 	case err != nil:
-		return nil, err
+		return nil, errors.New(errorText(err, ref))
 	}
 	root, err := treeOf(ctx, c.store, c.Current().ID)
 	if err != nil {
@@ -374,7 +371,7 @@ func cmdModel(ctx context.Context, c *Chat, in Input) Reply {
 // later turns, recorded in its session so that a restart keeps it.
 func (c *Chat) setModel(ctx context.Context, model string) Reply {
 	if _, _, err := c.eng.Models.Open(model); err != nil {
-		return failed(oneLine(err.Error()))
+		return failed(errorText(err, model))
 	}
 	cur := c.Current()
 	a, err := c.state(ctx, cur.ID)

@@ -84,6 +84,14 @@ func TestParseLine(t *testing.T) {
 		{line: "/cancel", err: "/cancel: missing ID"},
 		{line: "/resume abcd", err: `/resume: missing "prompt"`},
 		{line: "/tasks all", err: "/tasks takes no argument"},
+		{line: "/task --fork --fork general go", err: "/task: --fork given twice"},
+		{line: "/task --desc a --description b general go", err: "/task: --desc given twice"},
+		{line: "/output --block --block abcd", err: "/output: --block given twice"},
+		{line: "/clear " + strings.Repeat("x", 100), err: `/clear takes no argument (got "` + strings.Repeat("x", 40) + `…")`},
+		{line: "/kill abcd " + strings.Repeat("x", 100), err: `/kill takes one ID, not "abcd ` + strings.Repeat("x", 35) + `…"`},
+		{line: "/output abcd " + strings.Repeat("x", 100), err: `unexpected "` + strings.Repeat("x", 40) + `…"`},
+		{line: "/task --" + strings.Repeat("x", 100) + " general go", err: "unknown option --" + strings.Repeat("x", 38) + "… "},
+		{line: "/" + strings.Repeat("x", 100), err: "unknown command /" + strings.Repeat("x", 40) + "…:"},
 		{line: "/exit! now", err: "/exit! takes no argument"},
 	}
 	for _, tt := range tests {
@@ -135,8 +143,8 @@ func mustFail(t *testing.T, c *Chat, line, want string) {
 	if !r.Failed || r.Turn() != nil || len(r.Blocks) != 1 || r.Blocks[0].Kind != BlockError {
 		t.Fatalf("%q: want one error block, got %+v", line, r)
 	}
-	if got := r.Blocks[0].Text; !strings.Contains(got, want) || strings.Contains(got, "\n") {
-		t.Fatalf("%q: error %q, want one line with %q", line, got, want)
+	if got := r.Blocks[0].Text; !strings.Contains(got, want) || strings.Contains(got, "\n") || strings.Contains(got, "invalid input") {
+		t.Fatalf("%q: error %q, want one line with %q (and no category prefix)", line, got, want)
 	}
 	if c.Current().ID != before.ID {
 		t.Fatalf("%q moved the view from %s to %s", line, before.ID, c.Current().ID)
@@ -327,8 +335,11 @@ func TestSwitchAndParent(t *testing.T) {
 	}
 	mustFail(t, c, "/switch "+other.ID, "is not in this chat's tree")
 	mustFail(t, c, "/switch zzzzzz", "no agent zzzzzz")
-	mustFail(t, c, "/switch ab", "too short")
+	mustFail(t, c, "/switch ab", `id prefix "ab" is too short`)
+	mustFail(t, c, "/kill ab", `id prefix "ab" is too short`)
 	mustFail(t, c, "/switch ABCD!", "may contain only")
+	long := strings.Repeat("y", 100)
+	mustFail(t, c, "/switch "+long, `id "`+strings.Repeat("y", 40)+`…" is longer than any id`)
 	mustFail(t, c, "/switch", "needs an argument")
 }
 
