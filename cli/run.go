@@ -35,7 +35,8 @@ usage, then done (or error).
 
 The agent may launch background tasks. They stop when run exits, unless
 --wait: then run waits for them, prints each one's notification as it ends,
-and, once all have ended, wakes the agent to answer them.`,
+and, once all have ended, wakes the agent to answer them. A notification
+the agent reads while it works is printed before its answer.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			prompt, err := a.promptFrom(args)
@@ -70,12 +71,14 @@ and, once all have ended, wakes the agent to answer them.`,
 					return err
 				}
 			}
-			p := &turnPrinter{out: a.env.Stdout, errOut: a.env.Stderr, json: asJSON, stream: a.env.StdoutIsTerminal}
-			opts := engine.TurnOptions{OnEvent: p.event}
-			mark, err := lastMessageID(ctx, eng.Store, sess.ID)
-			if err != nil {
-				return err
+			p := &turnPrinter{ctx: ctx, out: a.env.Stdout, errOut: a.env.Stderr, json: asJSON, stream: a.env.StdoutIsTerminal}
+			if wait {
+				p.notices, p.store, p.session = true, eng.Store, sess.ID
+				if p.mark, err = lastMessageID(ctx, eng.Store, sess.ID); err != nil {
+					return err
+				}
 			}
+			opts := engine.TurnOptions{OnEvent: p.event}
 			outcome, runErr := eng.Run(ctx, sess.ID, opts, engine.UserMessage(prompt))
 			if err := p.finish(sess, outcome, runErr); err != nil {
 				return err
@@ -92,7 +95,7 @@ and, once all have ended, wakes the agent to answer them.`,
 				if err := mgr.WaitIdle(ctx, sess.ID); err != nil {
 					return err
 				}
-				if mark, err = p.notifications(ctx, eng.Store, sess.ID, mark); err != nil {
+				if err := p.notifications(0); err != nil {
 					return err
 				}
 				wake, err := mgr.Unseen(ctx, sess.ID)
@@ -133,11 +136,21 @@ func (a *app) promptFrom(args []string) (string, error) {
 // turnPrinter shows a turn: as JSON lines, streamed to a terminal, or as
 // the final answer only.
 type turnPrinter struct {
+	ctx         context.Context
 	out, errOut io.Writer
 	json        bool
 	stream      bool
-	mu          sync.Mutex
-	streamed    bool // some text went out already
+	// notices (run --wait): the task notifications the session receives
+	// are printed too, in the order of the session, so that each comes
+	// before the answer that reacts to it.
+	notices bool
+	store   sa.Store
+	session string
+
+	mu       sync.Mutex
+	streamed bool  // some text went out already
+	mark     int64 // the newest message of the session whose notification was printed, or that is not one
+	answer   int64 // the newest assistant message
 }
 
 // jsonEvent is one line of `run --json`.
@@ -165,6 +178,17 @@ func (p *turnPrinter) line(e jsonEvent) {
 func (p *turnPrinter) event(e agent.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	switch {
+	case e.Type == agent.EventMessage && e.Message.Role == sa.RoleAssistant:
+		p.answer = e.Message.ID
+	case e.Type == agent.EventStep && p.notices && (p.json || p.stream):
+		// What the model is about to read goes out before what it writes.
+		// A notification stored from now until the model request reads
+		// the session is printed when the turn ends.
+		if err := p.printNotifications(0); err != nil {
+			fmt.Fprintf(p.errOut, "warning: %v\n", err)
+		}
+	}
 	if p.json {
 		switch e.Type {
 		case agent.EventTextDelta:
@@ -204,10 +228,16 @@ func (p *turnPrinter) event(e agent.Event) {
 	}
 }
 
-// finish prints the end of the turn and returns the turn's error.
+// finish prints the end of the turn and returns the turn's error. The
+// notifications the turn read before its answer come first.
 func (p *turnPrinter) finish(sess sa.Session, o agent.Outcome, runErr error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if runErr == nil && p.answer > p.mark {
+		if err := p.printNotifications(p.answer); err != nil {
+			return err
+		}
+	}
 	if p.json {
 		if runErr != nil {
 			p.line(jsonEvent{Type: "error", SessionID: sess.ID, Error: runErr.Error()})
@@ -242,28 +272,41 @@ func lastMessageID(ctx context.Context, st sa.Store, sessionID string) (int64, e
 	return hist[len(hist)-1].ID, nil
 }
 
-// notifications prints the task notifications stored after mark and
-// returns the new mark.
-func (p *turnPrinter) notifications(ctx context.Context, st sa.Store, sessionID string, mark int64) (int64, error) {
-	hist, err := st.History(ctx, sessionID)
-	if err != nil {
-		return mark, err
-	}
+// notifications prints the task notifications stored after those
+// printed before, up to the message before (all of them when 0).
+func (p *turnPrinter) notifications(before int64) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.printNotifications(before)
+}
+
+// printNotifications is notifications with p.mu held.
+func (p *turnPrinter) printNotifications(before int64) error {
+	if !p.notices {
+		return nil
+	}
+	hist, err := p.store.History(p.ctx, p.session)
+	if err != nil {
+		return err
+	}
 	for _, m := range hist {
-		if m.ID <= mark {
+		if m.ID <= p.mark || before > 0 && m.ID >= before {
 			continue
 		}
-		mark = m.ID
+		p.mark = m.ID
 		if m.Kind != sa.KindNotification {
 			continue
 		}
-		if p.json {
-			p.line(jsonEvent{Type: "notification", SessionID: sessionID, Text: m.Text()})
-		} else {
+		switch {
+		case p.json:
+			p.line(jsonEvent{Type: "notification", SessionID: p.session, Text: m.Text()})
+		default:
+			if p.streamed {
+				io.WriteString(p.out, "\n")
+				p.streamed = false
+			}
 			fmt.Fprintln(p.out, m.Text())
 		}
 	}
-	return mark, nil
+	return nil
 }

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -14,20 +15,44 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/superagents/superagents/cli"
 )
 
 // delegateScript makes the offline model hand arithmetic to a background
-// task and acknowledge it; the task itself answers with the built-in
-// arithmetic, and the woken parent with the built-in acknowledgement.
+// task and acknowledge it; the task waits until a file named release
+// exists in the workspace, then answers with the built-in arithmetic, and
+// the woken parent with the built-in acknowledgement. Asked to delegate
+// and check, the parent releases the task itself and waits for its end
+// within its turn, so that it acknowledges the notification in the same
+// turn.
 const delegateScript = `
 [[rules]]
 contains = "delegate"
 step = 1
-tool_calls = [{ name = "superagents_task", input = { description = "add", prompt = "What is 2+2?", agent = "general" } }]
+tool_calls = [{ name = "superagents_task", input = { description = "add", prompt = "What is 2+2? (wait for release)", agent = "general" } }]
+
+[[rules]]
+contains = "and check"
+after_tool = "superagents_task"
+tool_calls = [
+  { name = "bash", input = { command = "touch release" } },
+  { name = "superagents_output", input = { task_id = '{{slice (tool_result "superagents_task") 5 21}}', block = true } },
+]
 
 [[rules]]
 after_tool = "superagents_task"
 reply = "Launched."
+
+[[rules]]
+contains = "wait for release"
+step = 1
+tool_calls = [{ name = "bash", input = { command = "while [ ! -e release ]; do sleep 0.02; done" } }]
+
+[[rules]]
+contains = "wait for release"
+after_tool = "bash"
+reply = "2+2 equals 4."
 
 [[rules]]
 contains = "sleep please"
@@ -44,13 +69,41 @@ func writeScript(t *testing.T) string {
 	return path
 }
 
+// notice matches the first line of the task's notification.
+var notice = regexp.MustCompile(`^✓ Agent "add" finished in \d+s\.$`)
+
+// TestRunWaitForTasks: run --wait prints the answer, then the task's
+// notification when it ends, then the answer of the agent it woke.
 func TestRunWaitForTasks(t *testing.T) {
 	h := newHarness(t)
 	h.env["SUPERAGENTS_OFFLINE_SCRIPT"] = writeScript(t)
-	out := h.ok("", "run", "--workspace", t.TempDir(), "--wait", "please delegate the sum")
+	ws := t.TempDir()
+	var stdout, stderr syncBuffer
+	exited := make(chan int, 1)
+	go func() {
+		exited <- cli.Main(context.Background(), []string{"run", "--workspace", ws, "--wait", "please delegate the sum"}, cli.Env{
+			Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+			Getenv: func(k string) string { return h.env[k] },
+		})
+	}()
+	// The task ends once the parent's turn has: it waits for release.
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(stdout.String(), "Launched.") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no answer: stdout %q, stderr %q", stdout.String(), stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "release"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code := <-exited; code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	out := strings.TrimSpace(stdout.String())
 	lines := strings.Split(out, "\n")
-	if len(lines) != 4 || lines[0] != "Launched." || !regexp.MustCompile(`^✓ Agent "add" finished in \d+s\.$`).MatchString(lines[1]) ||
-		lines[2] != "Task Progress: 1/1" || !strings.HasPrefix(lines[3], "Noted") {
+	if len(lines) != 4 || lines[0] != "Launched." || !notice.MatchString(lines[1]) ||
+		lines[2] != "Task Progress: 1/1" || !strings.HasPrefix(lines[3], `Noted: ✓ Agent "add" finished in`) {
 		t.Fatalf("run --wait printed:\n%s", out)
 	}
 	// The task's result is there to read.
@@ -71,6 +124,36 @@ func TestRunWaitForTasks(t *testing.T) {
 	}
 	if got := h.ok("", "task", "output", list[0].ID[:8]); !strings.Contains(got, "2+2 equals 4.") {
 		t.Fatalf("task output = %q", got)
+	}
+}
+
+// TestRunWaitNotificationInTheTurn: a notification the turn read before
+// its answer is printed before that answer, plain or as JSON.
+func TestRunWaitNotificationInTheTurn(t *testing.T) {
+	h := newHarness(t)
+	h.env["SUPERAGENTS_OFFLINE_SCRIPT"] = writeScript(t)
+	out := h.ok("", "run", "--workspace", t.TempDir(), "--wait", "please delegate and check")
+	lines := strings.Split(out, "\n")
+	if len(lines) != 3 || !notice.MatchString(lines[0]) || lines[1] != "Task Progress: 1/1" || lines[2] != "Noted: "+lines[0] {
+		t.Fatalf("run --wait printed:\n%s", out)
+	}
+
+	out = h.ok("", "run", "--workspace", t.TempDir(), "--wait", "--json", "please delegate and check")
+	var types []string
+	for _, line := range strings.Split(out, "\n") {
+		var e struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("%v: %q", err, line)
+		}
+		if e.Type == "notification" || e.Type == "done" {
+			types = append(types, e.Type+" "+strings.SplitN(e.Text, "\n", 2)[0])
+		}
+	}
+	if len(types) != 2 || !notice.MatchString(strings.TrimPrefix(types[0], "notification ")) || types[1] != "done Noted: "+strings.TrimPrefix(types[0], "notification ") {
+		t.Fatalf("run --wait --json: %q in\n%s", types, out)
 	}
 }
 

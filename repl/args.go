@@ -25,6 +25,15 @@ type commandArgs struct {
 	text    string
 }
 
+// textArg says whether a text ends a command's line.
+type textArg int
+
+const (
+	noText textArg = iota
+	optionalText
+	requiredText
+)
+
 // argSyntax says what a command takes: which options (and whether each
 // takes a value), how many words, and whether a text ends the line.
 type argSyntax struct {
@@ -33,7 +42,7 @@ type argSyntax struct {
 	options map[string]bool // name → takes a value
 	aliases map[string]string
 	words   int
-	text    bool
+	text    textArg
 }
 
 // parse reads a command's arguments. Errors are one line and show the
@@ -61,9 +70,9 @@ func (s argSyntax) parse(line string) (commandArgs, error) {
 	}
 	rest = strings.TrimSpace(rest)
 	switch {
-	case !s.text && rest != "":
-		return args, s.errorf("unexpected %q", rest)
-	case !s.text:
+	case s.text == noText && rest != "":
+		return args, s.errorf("unexpected %q", echo(rest))
+	case s.text == noText, s.text == optionalText && rest == "":
 		return args, nil
 	case rest == "":
 		return args, s.errorf("missing %s", s.missing(s.words))
@@ -88,9 +97,12 @@ func (s argSyntax) option(into map[string]string, word, rest string) (string, er
 		name = canonical
 	}
 	takesValue, known := s.options[name]
+	_, given := into[name]
 	switch {
 	case !known:
-		return "", s.errorf("unknown option %s", word)
+		return "", s.errorf("unknown option %s", echo(word))
+	case given:
+		return "", s.errorf("--%s given twice", name)
 	case !takesValue && hasValue:
 		return "", s.errorf("--%s takes no value", name)
 	case takesValue && !hasValue:

@@ -36,8 +36,9 @@ type Command struct {
 // Commands returns the slash commands, in the order /help lists them.
 func Commands() []Command {
 	return []Command{
-		{Name: "fork", Usage: "[prompt]", arg: optionalArg, run: cmdFork,
+		withSyntax(Command{Name: "fork", run: cmdFork,
 			Help: "fork the agent: the child inherits its whole history; with a prompt, the child answers it"},
+			"[prompt]", nil, 0, optionalText),
 		{Name: "clear", arg: noArg, run: cmdClear,
 			Help: "start the agent's context over (agents forked from it keep what they inherited)"},
 		{Name: "agents", arg: noArg, run: cmdAgents,
@@ -52,16 +53,16 @@ func Commands() []Command {
 			Help: "show or change the model of the agent's later turns"},
 		withSyntax(Command{Name: "task", run: cmdTask,
 			Help: "launch a background task for the agent in view, run by the agent profile AGENT; --fork gives it this conversation, --desc names it"},
-			`[--fork] [--desc "text"] AGENT "prompt"`, map[string]bool{"fork": false, "desc": true}, 1, true),
+			`[--fork] [--desc "text"] AGENT "prompt"`, map[string]bool{"fork": false, "desc": true}, 1, requiredText),
 		{Name: "tasks", arg: noArg, run: cmdTasks,
 			Help: "list the background tasks of the agent in view, newest first"},
 		withSyntax(Command{Name: "output", run: cmdOutput,
 			Help: "show a task's result, or its progress while it runs; --block waits for its end (Ctrl+C stops waiting)"},
-			"[--block] ID", map[string]bool{"block": false}, 1, false),
+			"[--block] ID", map[string]bool{"block": false}, 1, noText),
 		withSyntax(Command{Name: "cancel", run: cmdCancel,
-			Help: "cancel a running task"}, "ID", nil, 1, false),
+			Help: "cancel a running task"}, "ID", nil, 1, noText),
 		withSyntax(Command{Name: "resume", run: cmdResume,
-			Help: "send a follow-up to a completed task; it answers in the background"}, `ID "prompt"`, nil, 1, true),
+			Help: "send a follow-up to a completed task; it answers in the background"}, `ID "prompt"`, nil, 1, requiredText),
 		{Name: "help", Aliases: []string{"?"}, arg: noArg, run: cmdHelp,
 			Help: "show this help"},
 		{Name: "exit", Aliases: []string{"quit"}, arg: noArg, run: cmdExit,
@@ -72,7 +73,7 @@ func Commands() []Command {
 }
 
 // withSyntax gives a command its argument syntax.
-func withSyntax(cmd Command, usage string, options map[string]bool, words int, text bool) Command {
+func withSyntax(cmd Command, usage string, options map[string]bool, words int, text textArg) Command {
 	cmd.Usage, cmd.arg = usage, parsedArgs
 	cmd.syntax = argSyntax{command: cmd.Name, usage: usage, options: options, words: words, text: text}
 	if _, ok := options["desc"]; ok {
@@ -127,16 +128,16 @@ func ParseLine(line string) (Input, error) {
 	}
 	cmd, ok := lookup(name)
 	if !ok {
-		return Input{}, fmt.Errorf("unknown command /%s: /help lists the commands (start a message with // to send a line beginning with /)", name)
+		return Input{}, fmt.Errorf("unknown command /%s: /help lists the commands (start a message with // to send a line beginning with /)", echo(name))
 	}
 	in := Input{Command: &cmd, Args: args}
 	switch {
 	case cmd.arg == noArg && args != "":
-		return Input{}, fmt.Errorf("/%s takes no argument (got %q)", cmd.Name, args)
+		return Input{}, fmt.Errorf("/%s takes no argument (got %q)", cmd.Name, echo(args))
 	case cmd.arg == requiredArg && args == "":
 		return Input{}, fmt.Errorf("/%s needs an argument: /%s %s", cmd.Name, cmd.Name, cmd.Usage)
 	case cmd.arg == requiredArg && strings.ContainsAny(args, " \t"):
-		return Input{}, fmt.Errorf("/%s takes one %s, not %q", cmd.Name, cmd.Usage, args)
+		return Input{}, fmt.Errorf("/%s takes one %s, not %q", cmd.Name, cmd.Usage, echo(args))
 	case cmd.arg == parsedArgs:
 		parsed, err := cmd.syntax.parse(args)
 		if err != nil {
@@ -148,7 +149,7 @@ func ParseLine(line string) (Input, error) {
 }
 
 func cmdFork(ctx context.Context, c *Chat, in Input) Reply {
-	prompt := in.Args
+	prompt := in.parsed.text
 	parent := c.Current()
 	model, err := c.idleModel(ctx, parent, "fork")
 	if err != nil {
@@ -232,14 +233,11 @@ func cmdAgents(ctx context.Context, c *Chat, _ Input) Reply {
 // inTree resolves what the user typed to an agent of the current tree.
 func (c *Chat) inTree(ctx context.Context, ref string) (*node, error) {
 	sess, err := c.store.ResolveSession(ctx, ref)
-	var ambiguous *sa.AmbiguousIDError
 	switch {
-	case errors.As(err, &ambiguous):
-		return nil, err
 	case errors.Is(err, sa.ErrNotFound):
-		return nil, fmt.Errorf("no agent %s: /agents lists them", ref)
+		return nil, fmt.Errorf("no agent %s: /agents lists them", echo(ref))
 	case err != nil:
-		return nil, err
+		return nil, errors.New(errorText(err, ref))
 	}
 	root, err := treeOf(ctx, c.store, c.Current().ID)
 	if err != nil {
@@ -373,7 +371,7 @@ func cmdModel(ctx context.Context, c *Chat, in Input) Reply {
 // later turns, recorded in its session so that a restart keeps it.
 func (c *Chat) setModel(ctx context.Context, model string) Reply {
 	if _, _, err := c.eng.Models.Open(model); err != nil {
-		return failed(oneLine(err.Error()))
+		return failed(errorText(err, model))
 	}
 	cur := c.Current()
 	a, err := c.state(ctx, cur.ID)
@@ -406,13 +404,16 @@ func cmdHelp(context.Context, *Chat, Input) Reply {
 		}
 		fmt.Fprintf(&b, "  %-*s %s\n", helpColumn, name, cmd.Help)
 	}
-	b.WriteString(`Quoting: a prompt is the rest of the line as typed, or one "quoted string" (with \" and \\ inside);
---desc takes one word or a "quoted text". IDs may be shortened to a unique prefix of 4+ characters.
-Background tasks show in the status line; their notifications appear here when they end, and an idle
-agent is woken to answer them once all its tasks have ended.
+	b.WriteString(`Quoting: a prompt is the rest of the line as typed, or one "quoted string"
+(with \" and \\ inside); --desc takes one word or a "quoted text".
+IDs may be shortened to a unique prefix of 4+ characters.
+Background tasks show in the status line; their notifications appear here when
+they end, and an idle agent is woken to answer them once all its tasks have
+ended. An agent stopped by /kill starts again when you send it a message.
 `)
-	b.WriteString("Keys: Enter sends; ↑/↓ go through the lines typed before; Tab completes a command;\n" +
-		"Esc or Ctrl+C stops the running turn (or a wait); Ctrl+C twice at an empty prompt, or Ctrl+D, leaves.")
+	b.WriteString("Keys: Enter sends; ↑/↓ go through the lines typed before; Tab completes a\n" +
+		"command; Esc or Ctrl+C stops the running turn (or a wait); Ctrl+C twice at an\n" +
+		"empty prompt, or Ctrl+D, leaves.")
 	return note("%s", b.String())
 }
 

@@ -28,7 +28,12 @@ func TestParseLine(t *testing.T) {
 		{line: "  spaced out  ", message: "spaced out"},
 		{line: "//etc/hosts is a file", message: "/etc/hosts is a file"},
 		{line: "/fork", command: "fork"},
-		{line: "/fork What was my first question?", command: "fork", args: "What was my first question?"},
+		{line: "/fork What was my first question?", command: "fork", args: "What was my first question?", text: "What was my first question?"},
+		{line: `/fork "What is 2+2?"`, command: "fork", args: `"What is 2+2?"`, text: "What is 2+2?"},
+		{line: `/fork what's "up"?`, command: "fork", args: `what's "up"?`, text: `what's "up"?`},
+		{line: `/fork ""`, err: "/fork: the quoted text is empty (usage: /fork [prompt])"},
+		{line: `/fork "unterminated`, err: "/fork: no closing \": quote the whole text"},
+		{line: `/fork "one" two`, err: "/fork: text after the closing quote"},
 		{line: "/switch abc123...", command: "switch", args: "abc123..."},
 		{line: "/switch   abcd  ", command: "switch", args: "abcd"},
 		{line: "/quit", command: "exit"},
@@ -79,6 +84,14 @@ func TestParseLine(t *testing.T) {
 		{line: "/cancel", err: "/cancel: missing ID"},
 		{line: "/resume abcd", err: `/resume: missing "prompt"`},
 		{line: "/tasks all", err: "/tasks takes no argument"},
+		{line: "/task --fork --fork general go", err: "/task: --fork given twice"},
+		{line: "/task --desc a --description b general go", err: "/task: --desc given twice"},
+		{line: "/output --block --block abcd", err: "/output: --block given twice"},
+		{line: "/clear " + strings.Repeat("x", 100), err: `/clear takes no argument (got "` + strings.Repeat("x", 40) + `…")`},
+		{line: "/kill abcd " + strings.Repeat("x", 100), err: `/kill takes one ID, not "abcd ` + strings.Repeat("x", 35) + `…"`},
+		{line: "/output abcd " + strings.Repeat("x", 100), err: `unexpected "` + strings.Repeat("x", 40) + `…"`},
+		{line: "/task --" + strings.Repeat("x", 100) + " general go", err: "unknown option --" + strings.Repeat("x", 38) + "… "},
+		{line: "/" + strings.Repeat("x", 100), err: "unknown command /" + strings.Repeat("x", 40) + "…:"},
 		{line: "/exit! now", err: "/exit! takes no argument"},
 	}
 	for _, tt := range tests {
@@ -130,8 +143,8 @@ func mustFail(t *testing.T, c *Chat, line, want string) {
 	if !r.Failed || r.Turn() != nil || len(r.Blocks) != 1 || r.Blocks[0].Kind != BlockError {
 		t.Fatalf("%q: want one error block, got %+v", line, r)
 	}
-	if got := r.Blocks[0].Text; !strings.Contains(got, want) || strings.Contains(got, "\n") {
-		t.Fatalf("%q: error %q, want one line with %q", line, got, want)
+	if got := r.Blocks[0].Text; !strings.Contains(got, want) || strings.Contains(got, "\n") || strings.Contains(got, "invalid input") {
+		t.Fatalf("%q: error %q, want one line with %q (and no category prefix)", line, got, want)
 	}
 	if c.Current().ID != before.ID {
 		t.Fatalf("%q moved the view from %s to %s", line, before.ID, c.Current().ID)
@@ -180,6 +193,32 @@ func TestForkWithPrompt(t *testing.T) {
 	}
 	if c.Current().ParentID == "" {
 		t.Fatal("the view did not move to the child")
+	}
+}
+
+// TestForkQuotedPrompt: /fork reads its prompt like the other commands:
+// one quoted string is unquoted, and bad quoting forks nothing.
+func TestForkQuotedPrompt(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	c := openChat(t, eng, "")
+	e := collect(c)
+	parent := c.Current()
+	for _, line := range []string{`/fork ""`, `/fork "unterminated`, `/fork "What is 2+2?" now`} {
+		mustFail(t, c, line, "(usage: /fork [prompt])")
+	}
+	if kids, err := eng.Store.ListSessions(context.Background(), sa.SessionFilter{ParentID: parent.ID}); err != nil || len(kids) != 0 {
+		t.Fatalf("children after refused forks: %+v, %v", kids, err)
+	}
+	r, text, end := submit(t, c, e, `/fork "What is 2+2?"`)
+	if r.Failed || end.Err != nil || text != "2+2 equals 4." {
+		t.Fatalf("/fork with a quoted prompt: %s / %q / %+v", blockText(r), text, end)
+	}
+	history, err := eng.Store.History(context.Background(), c.Current().ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := history[1].Text(); got != "What is 2+2?" {
+		t.Fatalf("the child was asked %q", got)
 	}
 }
 
@@ -296,8 +335,11 @@ func TestSwitchAndParent(t *testing.T) {
 	}
 	mustFail(t, c, "/switch "+other.ID, "is not in this chat's tree")
 	mustFail(t, c, "/switch zzzzzz", "no agent zzzzzz")
-	mustFail(t, c, "/switch ab", "too short")
+	mustFail(t, c, "/switch ab", `id prefix "ab" is too short`)
+	mustFail(t, c, "/kill ab", `id prefix "ab" is too short`)
 	mustFail(t, c, "/switch ABCD!", "may contain only")
+	long := strings.Repeat("y", 100)
+	mustFail(t, c, "/switch "+long, `id "`+strings.Repeat("y", 40)+`…" is longer than any id`)
 	mustFail(t, c, "/switch", "needs an argument")
 }
 

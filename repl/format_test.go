@@ -164,7 +164,7 @@ func TestHistoryIsBounded(t *testing.T) {
 }
 
 func FuzzParseLine(f *testing.F) {
-	for _, s := range []string{"", "hi", "/fork", "/fork x y", "//x", "/switch abc123...", "/kill a b", "/", "/ ", "/model a/b", "\x00/\xff",
+	for _, s := range []string{"", "hi", "/fork", "/fork x y", `/fork "x"`, `/fork ""`, "//x", "/switch abc123...", "/kill a b", "/", "/ ", "/model a/b", "\x00/\xff",
 		"/task general go", `/task --desc "a b" --fork general "p \" q"`, `/task general "x`, "/output --block abcd",
 		`/resume abcd 'x'`, "/task --desc=", "/task --desc \"\x00", `/task general "a" b`} {
 		f.Add(s)
@@ -184,7 +184,8 @@ func FuzzParseLine(f *testing.F) {
 			t.Fatalf("%q has arguments but no command", line)
 		}
 		if cmd := in.Command; cmd != nil && cmd.arg == parsedArgs {
-			if len(in.parsed.words) != cmd.syntax.words || cmd.syntax.text && strings.TrimSpace(in.parsed.text) == "" {
+			text, blank := in.parsed.text, strings.TrimSpace(in.parsed.text) == ""
+			if len(in.parsed.words) != cmd.syntax.words || blank && (text != "" || cmd.syntax.text == requiredText) || cmd.syntax.text == noText && text != "" {
 				t.Fatalf("%q parsed to %+v", line, in.parsed)
 			}
 		}

@@ -3,6 +3,7 @@ package repl
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	sa "github.com/superagents/superagents"
@@ -13,8 +14,27 @@ import (
 // tools, for the agent in view: its session is the tasks' parent, which
 // receives their notifications.
 
-// taskFailed is a reply for a task manager's error, in one sentence.
-func taskFailed(err error) Reply { return failed(oneLine(tasks.Message(err))) }
+// taskFailed is a reply for an error of the task manager or the store,
+// in one sentence, where typed (what the person typed) is shortened.
+func taskFailed(err error, typed string) Reply { return failed(errorText(err, typed)) }
+
+// errorText is an error in one sentence for the person: without the
+// category prefixes the errors carry for programs ("invalid input: "),
+// and with what the person typed, when the error repeats it, shortened.
+func errorText(err error, typed string) string {
+	msg := oneLine(tasks.Message(err))
+	if typed != "" {
+		msg = strings.ReplaceAll(msg, typed, echo(typed))
+	}
+	return msg
+}
+
+// maxEcho is how many characters of what the person typed an error
+// repeats.
+const maxEcho = 40
+
+// echo shortens what the person typed to repeat it in an error.
+func echo(typed string) string { return clip(typed, maxEcho+1) }
 
 func cmdTask(ctx context.Context, c *Chat, in Input) Reply {
 	args := in.parsed
@@ -32,7 +52,7 @@ func cmdTask(ctx context.Context, c *Chat, in Input) Reply {
 		ParentSessionID: cur.ID, Description: desc, Prompt: args.text, Agent: args.words[0], Fork: fork,
 	})
 	if err != nil {
-		return taskFailed(err)
+		return taskFailed(err, args.words[0])
 	}
 	c.mu.Lock()
 	a.killed = false // the user gives it work again: it may be woken
@@ -52,7 +72,7 @@ func cmdTask(ctx context.Context, c *Chat, in Input) Reply {
 func cmdTasks(ctx context.Context, c *Chat, _ Input) Reply {
 	r, err := c.tasks.ListTool(ctx, c.Current().ID, tasks.ListInput{})
 	if err != nil {
-		return taskFailed(err)
+		return taskFailed(err, "")
 	}
 	return note("%s", r.Text)
 }
@@ -63,12 +83,12 @@ func cmdOutput(ctx context.Context, c *Chat, in Input) Reply {
 	_, block := in.parsed.options["block"]
 	t, err := c.store.ResolveTask(ctx, ref)
 	if err != nil {
-		return taskFailed(err)
+		return taskFailed(err, ref)
 	}
 	if !block || !t.Status.Active() {
 		r, err := c.tasks.OutputTool(ctx, cur.ID, tasks.OutputInput{TaskID: t.ID})
 		if err != nil {
-			return taskFailed(err)
+			return taskFailed(err, ref)
 		}
 		return note("%s", r.Text)
 	}
@@ -89,7 +109,7 @@ func cmdOutput(ctx context.Context, c *Chat, in Input) Reply {
 func cmdCancel(ctx context.Context, c *Chat, in Input) Reply {
 	r, err := c.tasks.CancelTool(ctx, c.Current().ID, tasks.CancelInput{TaskID: in.parsed.words[0]})
 	if err != nil {
-		return taskFailed(err)
+		return taskFailed(err, in.parsed.words[0])
 	}
 	return note("%s", r.Text)
 }
@@ -97,7 +117,7 @@ func cmdCancel(ctx context.Context, c *Chat, in Input) Reply {
 func cmdResume(ctx context.Context, c *Chat, in Input) Reply {
 	t, err := c.tasks.Resume(ctx, in.parsed.words[0], in.parsed.text)
 	if err != nil {
-		return taskFailed(err)
+		return taskFailed(err, in.parsed.words[0])
 	}
 	short := sa.ShortID(t.ID)
 	return note("Task %s %q is resumed (resume #%d) with your follow-up; it answers in the background and its notification appears when it does. /output --block %s waits for it.",

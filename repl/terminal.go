@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	sa "github.com/superagents/superagents"
 )
@@ -158,11 +159,11 @@ type terminalModel struct {
 
 	opened   bool // the opening was printed
 	spinning bool
-	armed    bool // Ctrl+C was pressed once with nothing to stop
+	armed    bool // Ctrl+C was pressed once at the idle prompt
 	// quitArmed: leaving was asked for while background tasks run, and
 	// the warning shown; the next /exit or Ctrl+C leaves.
 	quitArmed bool
-	hint      string // a one-off line under the status line
+	hint      string // a one-off line under the prompt
 	quitting  bool
 }
 
@@ -289,15 +290,16 @@ func (m *terminalModel) key(k tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// interrupt is Ctrl+C: it stops the running turn, else clears the
-// prompt, else asks for a second Ctrl+C to leave.
+// interrupt is Ctrl+C: it stops the running turn (or the waits for
+// tasks). At the idle prompt it clears what was typed, or leaves when the
+// Ctrl+C before was there too; else it says a second Ctrl+C leaves.
 func (m *terminalModel) interrupt() tea.Cmd {
 	switch {
 	case m.chat.Interrupt():
-		m.armed, m.hint = true, "Stopping… (Ctrl+C again at an empty prompt exits)"
+		m.armed, m.hint = false, "Stopping…"
 	case m.input.Value() != "":
 		m.input.Reset()
-		m.armed, m.hint = false, ""
+		m.arm()
 	case m.quitArmed, m.armed && m.chat.QuitWarning() == "":
 		m.quit()
 	default:
@@ -394,8 +396,8 @@ func (m *terminalModel) event(e Event) {
 		return
 	case TaskOutput:
 		m.w.block(waitResult(e))
-		if e.Cancelled && m.armed {
-			m.arm()
+		if e.Cancelled {
+			m.hint = ""
 		}
 		return
 	case TasksChanged:
@@ -415,9 +417,6 @@ func (m *terminalModel) event(e Event) {
 		}
 		if inView {
 			m.hint = ""
-			if e.Cancelled && m.armed {
-				m.arm()
-			}
 		}
 	}
 	if inView {
@@ -463,12 +462,11 @@ func (m *terminalModel) View() tea.View {
 	if status := m.status(); status != "" {
 		b.WriteString(status + "\n")
 	}
-	if m.hint != "" {
-		b.WriteString(m.style.faint.Render(m.hint) + "\n")
-	}
 	b.WriteString(m.input.View())
-	v := tea.NewView(b.String())
-	return v
+	// The hint's row is there, blank, when there is no hint: the view
+	// does not shrink when it goes, which would leave it on the screen.
+	b.WriteString("\n" + m.style.faint.Render(ansi.Truncate(m.hint, m.width, "…")))
+	return tea.NewView(b.String())
 }
 
 // status is the line above the prompt: what the agents and their
@@ -533,10 +531,63 @@ func (s termStyle) header(sess sa.Session) string {
 }
 
 func (s termStyle) user(text string) string       { return s.pink.Render(">") + " " + text }
-func (s termStyle) notice(text string) string     { return s.yellow.Render(text) }
+func (s termStyle) notice(text string) string     { return s.lines(s.yellow, text) }
 func (s termStyle) answer(markdown string) string { return s.md.render(markdown) }
-func (s termStyle) note(text string) string       { return s.faint.Render(text) }
-func (s termStyle) problem(text string) string    { return s.red.Render("error: " + text) }
+func (s termStyle) note(text string) string       { return s.lines(s.faint, text) }
+func (s termStyle) problem(text string) string    { return s.lines(s.red, "error: "+text) }
+
+// lines wraps text to the terminal's width and styles each line on its
+// own: a style given several lines at once pads them all to the widest,
+// and the terminal would wrap the padding into blank rows.
+func (s termStyle) lines(st lipgloss.Style, text string) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		for _, l := range wrapLine(line, *s.width) {
+			out = append(out, st.Render(l))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// wrapLine breaks a line of plain text at word boundaries to fit width
+// columns (a word longer than a line is cut). The lines that follow the
+// first are indented under its text: under its second column when it has
+// two, set apart by two spaces or more (as /help lays out the commands),
+// else under its first word.
+func wrapLine(line string, width int) []string {
+	if ansi.StringWidth(line) <= width {
+		return []string{line}
+	}
+	prefix := line[:hangingIndent(line, width/2)]
+	indent := ansi.StringWidth(prefix)
+	lines := strings.Split(ansi.Wrap(line[len(prefix):], width-indent, ""), "\n")
+	for i := range lines {
+		if i == 0 {
+			lines[i] = prefix + lines[i]
+		} else {
+			lines[i] = strings.Repeat(" ", indent) + lines[i]
+		}
+	}
+	return lines
+}
+
+// hangingIndent returns where the text the lines of a wrapped line are
+// indented under starts: its second column, or its first word, when no
+// wider than limit columns.
+func hangingIndent(line string, limit int) int {
+	start := len(line) - len(strings.TrimLeft(line, " "))
+	if gap := strings.Index(line[start:], "  "); gap >= 0 {
+		second := start + gap
+		second += len(line[second:]) - len(strings.TrimLeft(line[second:], " "))
+		if second < len(line) && ansi.StringWidth(line[:second]) <= limit {
+			return second
+		}
+	}
+	if ansi.StringWidth(line[:start]) <= limit {
+		return start
+	}
+	return 0
+}
 
 func (s termStyle) tool(line string) string {
 	if strings.HasPrefix(line, failedMark) {

@@ -152,15 +152,19 @@ func TestTerminalCtrlC(t *testing.T) {
 		t.Fatalf("no status line while the agent works:\n%s", v)
 	}
 	u.key(ctrlC)
-	if !strings.Contains(u.m.hint, "Ctrl+C again") {
-		t.Fatalf("the first Ctrl+C does not say how to exit: %q", u.m.hint)
+	if u.m.armed || strings.Contains(u.m.hint, "Ctrl+C again") {
+		t.Fatalf("the Ctrl+C that stops a turn prepares to exit: hint %q", u.m.hint)
 	}
 	u.until(endOf(id))
 	if got := u.screen.text(); !strings.Contains(got, "→ bash sleep 30") || !strings.Contains(got, "Cancelled.") {
 		t.Fatalf("screen after Ctrl+C:\n%s", got)
 	}
-	if u.screen.quits != 0 {
-		t.Fatal("cancelling a turn quit the chat")
+	if u.screen.quits != 0 || u.m.hint != "" {
+		t.Fatalf("after the cancel: quits %d, hint %q", u.screen.quits, u.m.hint)
+	}
+	u.key(ctrlC)
+	if u.screen.quits != 0 || !strings.Contains(u.m.hint, "Press Ctrl+C again to exit") {
+		t.Fatalf("the first Ctrl+C at the empty prompt: quits %d, hint %q", u.screen.quits, u.m.hint)
 	}
 	u.key(ctrlC)
 	if u.screen.quits != 1 || !u.m.quitting {
@@ -175,14 +179,28 @@ func TestTerminalCtrlCAtThePrompt(t *testing.T) {
 	_, u := startTUI(t)
 	u.typeText("draft")
 	u.key(ctrlC) // clears the draft
-	if u.m.input.Value() != "" || u.m.armed {
-		t.Fatalf("Ctrl+C on a draft: value %q, armed %v", u.m.input.Value(), u.m.armed)
+	if u.m.input.Value() != "" || u.screen.quits != 0 || !strings.Contains(u.m.hint, "Press Ctrl+C again to exit") {
+		t.Fatalf("Ctrl+C on a draft: value %q, quits %d, hint %q", u.m.input.Value(), u.screen.quits, u.m.hint)
 	}
+	u.key(ctrlC)
+	if u.screen.quits != 1 {
+		t.Fatal("Ctrl+C at the prompt it emptied did not exit")
+	}
+
+	_, u = startTUI(t)
+	height := func() int { return strings.Count(u.m.View().Content, "\n") + 1 }
+	before := height()
 	u.key(ctrlC)
 	if u.screen.quits != 0 || !strings.Contains(u.m.hint, "Press Ctrl+C again to exit") {
 		t.Fatalf("the first Ctrl+C at an empty prompt: quits %d, hint %q", u.screen.quits, u.m.hint)
 	}
+	shown := height()
 	u.typeText("x") // typing disarms
+	// The hint's row stays when the hint goes (the terminal would keep
+	// the row of a view that shrinks).
+	if after := height(); u.m.hint != "" || before != shown || shown != after {
+		t.Fatalf("hint %q; the view is %d, %d then %d lines high", u.m.hint, before, shown, after)
+	}
 	u.key(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	u.key(ctrlC)
 	if u.screen.quits != 0 {
@@ -428,8 +446,8 @@ func TestTerminalQuitWithTasks(t *testing.T) {
 }
 
 // TestTerminalCtrlCStopsWaitThenAsks: Ctrl+C stops a wait for a task;
-// with the task still running, the next Ctrl+C leaves only after the
-// warning was shown.
+// with the task still running, the next Ctrl+C shows the warning, and
+// the one after leaves.
 func TestTerminalCtrlCStopsWaitThenAsks(t *testing.T) {
 	eng := testEngine(t, t.TempDir())
 	c := openChat(t, eng, "")
@@ -445,11 +463,12 @@ func TestTerminalCtrlCStopsWaitThenAsks(t *testing.T) {
 	}
 	u.key(ctrlC)
 	u.until(func(e Event) bool { return e.Kind == TaskOutput })
-	if !strings.Contains(u.screen.text(), "Stopped waiting.") || u.screen.quits != 0 {
-		t.Fatalf("screen after Ctrl+C:\n%s", u.screen.text())
+	if !strings.Contains(u.screen.text(), "Stopped waiting.") || u.screen.quits != 0 || u.m.hint != "" {
+		t.Fatalf("hint %q, screen after Ctrl+C:\n%s", u.m.hint, u.screen.text())
 	}
-	if !strings.Contains(u.m.hint, "1 background task is still running") {
-		t.Fatalf("hint %q", u.m.hint)
+	u.key(ctrlC)
+	if !strings.Contains(u.m.hint, "1 background task is still running") || u.screen.quits != 0 {
+		t.Fatalf("quits %d, hint %q", u.screen.quits, u.m.hint)
 	}
 	u.key(ctrlC)
 	if u.screen.quits != 1 {
@@ -457,4 +476,31 @@ func TestTerminalCtrlCStopsWaitThenAsks(t *testing.T) {
 	}
 	eng.release(t)
 	settle(t, c)
+}
+
+// TestTerminalNotesFitTheWidth: a note of several lines (/help) is
+// wrapped to the terminal's width at word boundaries, each line as long
+// as its text: no padding that the terminal would wrap into blank rows,
+// no word cut by the edge of the screen.
+func TestTerminalNotesFitTheWidth(t *testing.T) {
+	help := blockText(cmdHelp(context.Background(), nil, Input{}))
+	for _, width := range []int{80, 100, 120} {
+		_, u := startTUI(t)
+		u.update(tea.WindowSizeMsg{Width: width, Height: 40})
+		u.typeLine("/help")
+		got := u.screen.lines[len(u.screen.lines)-1]
+		got = strings.TrimSpace(strings.TrimPrefix(got, "> /help\n\n"))
+		for _, line := range strings.Split(got, "\n") {
+			if ansi.StringWidth(line) > width || strings.TrimSpace(line) == "" || strings.TrimRight(line, " ") != line {
+				t.Fatalf("width %d: line %q is blank, padded or too wide:\n%s", width, line, got)
+			}
+		}
+		if strings.Join(strings.Fields(got), " ") != strings.Join(strings.Fields(help), " ") {
+			t.Fatalf("width %d: the words of /help changed:\n%s", width, got)
+		}
+		// Wrapped explanations stay in their column.
+		if width == 80 && !strings.Contains(got, "\n"+strings.Repeat(" ", helpColumn+3)+"history; with a prompt") {
+			t.Fatalf("width %d: /fork's explanation is not indented under its column:\n%s", width, got)
+		}
+	}
 }

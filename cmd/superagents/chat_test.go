@@ -14,6 +14,7 @@ import (
 
 	"github.com/superagents/superagents/internal/golden"
 	"github.com/superagents/superagents/internal/termtest"
+	"github.com/superagents/superagents/repl"
 )
 
 // The tests here drive the real binary: in a real terminal (tmux) and
@@ -87,7 +88,13 @@ func newHome(t *testing.T) home {
 // terminal runs superagents with args in a 100×50 terminal.
 func (h home) terminal(t *testing.T, args ...string) *termtest.Terminal {
 	t.Helper()
-	return termtest.Start(t, termtest.Options{Width: 100, Height: 50, Dir: h.workspace, Env: h.env,
+	return h.terminalOf(t, 100, 50, args...)
+}
+
+// terminalOf runs superagents with args in a terminal of that size.
+func (h home) terminalOf(t *testing.T, width, height int, args ...string) *termtest.Terminal {
+	t.Helper()
+	return termtest.Start(t, termtest.Options{Width: width, Height: height, Dir: h.workspace, Env: h.env,
 		Args: append([]string{build(t)}, args...)})
 }
 
@@ -211,28 +218,63 @@ func treeLines(screen string) []string {
 	return out
 }
 
-// TestTerminalCtrlC: Ctrl+C stops a running turn (its tool too), says how
-// to exit, and a second Ctrl+C at the empty prompt exits.
+// TestTerminalCtrlC: Ctrl+C stops a running turn (its tool too) without
+// preparing to exit; at the idle prompt it clears what was typed and says
+// how to exit, a hint that goes when typing goes on; a second Ctrl+C at
+// the empty prompt exits.
 func TestTerminalCtrlC(t *testing.T) {
+	const again = "Press Ctrl+C again to exit"
 	h := newHome(t)
 	term := h.terminal(t, "chat")
 	term.Wait("the header", func(s string) bool { return len(headers(s)) == 1 })
 	term.Type("please sleep")
 	term.WaitText("→ bash sleep 30", 1)
+	term.Keys("-l", "typed meanwhile")
+	term.WaitText("> typed meanwhile", 1)
 	term.Keys("C-c")
-	term.WaitText("Cancelled.", 1)
-	screen := term.WaitText("Press Ctrl+C again to exit", 1)
-	if strings.Contains(screen, exitMark) {
-		t.Fatalf("the first Ctrl+C exited:\n%s", screen)
+	screen := term.WaitText("Cancelled.", 1)
+	if strings.Contains(screen, exitMark) || strings.Contains(screen, again) {
+		t.Fatalf("the Ctrl+C that stopped the turn exited or prepares to:\n%s", screen)
 	}
-	// The agent answers again after the cancel.
-	term.Type("What is 2+2?")
+	term.Keys("C-c")
+	term.Wait("the draft cleared and the hint", func(s string) bool {
+		return !strings.Contains(s, "typed meanwhile") && strings.Contains(s, again)
+	})
+	// Typing takes the hint away (a view that shrank left it on the
+	// screen), and the agent answers again after the cancel.
+	term.Keys("-l", "What")
+	term.Wait("the hint gone", func(s string) bool { return strings.Contains(s, "> What") && !strings.Contains(s, again) })
+	term.Type(" is 2+2?")
 	term.WaitText("2+2 equals 4.", 1)
 	term.Keys("C-c")
-	term.WaitText("Press Ctrl+C again to exit", 1)
+	term.WaitText(again, 1)
 	term.Keys("C-c")
 	if code := term.WaitExit(); code != 0 {
 		t.Fatalf("exit status %d", code)
+	}
+}
+
+// TestTerminalHelpFits: on a narrow terminal /help is wrapped at word
+// boundaries, with no blank rows between its lines.
+func TestTerminalHelpFits(t *testing.T) {
+	h := newHome(t)
+	term := h.terminalOf(t, 80, 60)
+	term.Wait("the header", func(s string) bool { return len(headers(s)) == 1 })
+	term.Type("/help")
+	screen := term.WaitText("Ctrl+D, leaves.", 1)
+	first, last := strings.Index(screen, "Type a message to talk"), strings.Index(screen, "Ctrl+D, leaves.")
+	if first < 0 || last < first {
+		t.Fatalf("no /help on the screen:\n%s", screen)
+	}
+	help := screen[first:last]
+	if strings.Contains(help, "\n\n") || strings.Contains(help, "\n \n") {
+		t.Fatalf("blank rows in /help:\n%s", help)
+	}
+	words := strings.Join(strings.Fields(help), " ")
+	for _, cmd := range repl.Commands() {
+		if want := strings.Join(strings.Fields(cmd.Help), " "); !strings.Contains(words, want) {
+			t.Errorf("/help does not show %q whole:\n%s", want, help)
+		}
 	}
 }
 
