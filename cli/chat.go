@@ -73,6 +73,10 @@ func (a *app) chat(cmd *cobra.Command, f chatFlags) error {
 		return usagef("--agent starts a new chat: an existing session keeps its own agent")
 	}
 	ctx := cmd.Context()
+	terminal := a.env.StdinIsTerminal && a.env.StdoutIsTerminal
+	// The terminal chat shows the model notice in its transcript: printed
+	// before it starts, a line wider than the screen would be drawn over.
+	a.holdNotice = terminal
 	eng, mgr, bus, err := a.openTasks(ctx, f.model)
 	if err != nil {
 		return err
@@ -100,14 +104,14 @@ func (a *app) chat(cmd *cobra.Command, f chatFlags) error {
 		return err
 	}
 	var runErr error
-	if a.env.StdinIsTerminal && a.env.StdoutIsTerminal {
+	if terminal {
 		dir, err := a.resolveDataDir()
 		if err != nil {
 			return errors.Join(err, chat.Close())
 		}
 		runErr = repl.RunTerminal(ctx, chat, repl.TerminalOptions{
 			In: a.env.Stdin, Out: a.env.Stdout, Environ: a.env.Environ,
-			HistoryFile: filepath.Join(dir, chatHistoryFile),
+			HistoryFile: filepath.Join(dir, chatHistoryFile), Notice: a.heldNotice,
 		})
 	} else {
 		runErr = repl.RunPlain(ctx, chat, a.env.Stdin, a.env.Stdout)

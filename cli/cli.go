@@ -106,6 +106,10 @@ type app struct {
 	workspace string
 	store     *sqlite.Store
 	closers   []func() error // run when the command ends, last first
+	// holdNotice keeps the model notice for the command to show itself
+	// (the terminal chat, in its own layout) instead of printing it.
+	holdNotice bool
+	heldNotice string
 }
 
 func (a *app) rootCommand() *cobra.Command {

@@ -132,6 +132,10 @@ func (a *app) noticeOnce(notice string) {
 	if _, err := os.Stat(marker); err == nil {
 		return
 	}
-	fmt.Fprintln(a.env.Stderr, notice)
+	if a.holdNotice {
+		a.heldNotice = notice
+	} else {
+		fmt.Fprintln(a.env.Stderr, notice)
+	}
 	_ = os.WriteFile(marker, []byte(notice+"\n"), 0o600)
 }

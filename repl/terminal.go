@@ -28,6 +28,8 @@ type TerminalOptions struct {
 	// HistoryFile keeps the lines typed from one chat to the next; ""
 	// keeps them for this chat only.
 	HistoryFile string
+	// Notice is shown first, as a notice (the model chosen by default).
+	Notice string
 }
 
 // RunTerminal runs the chat in a terminal. The transcript goes into the
@@ -37,8 +39,12 @@ func RunTerminal(ctx context.Context, c *Chat, opts TerminalOptions) error {
 	hist, histErr := LoadHistory(opts.HistoryFile)
 	box := newOutbox()
 	m := newTerminalModel(ctx, c, hist, box)
+	// Printed before the first frame, a long line would be drawn over.
+	if opts.Notice != "" {
+		m.startup = append(m.startup, Block{Kind: BlockNotice, Text: opts.Notice})
+	}
 	if histErr != nil {
-		m.problem(histErr.Error())
+		m.startup = append(m.startup, Block{Kind: BlockError, Text: histErr.Error()})
 	}
 	progOpts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(opts.In), tea.WithOutput(opts.Out)}
 	if opts.Environ != nil {
@@ -157,7 +163,8 @@ type terminalModel struct {
 	live   map[string]*strings.Builder
 	unseen map[string][]Block
 
-	opened   bool // the opening was printed
+	opened   bool    // the opening was printed
+	startup  []Block // shown before the opening, once the screen's width is known
 	spinning bool
 	armed    bool // Ctrl+C was pressed once at the idle prompt
 	// quitArmed: leaving was asked for while background tasks run, and
@@ -197,6 +204,9 @@ func (m *terminalModel) open() {
 		return
 	}
 	m.opened = true
+	for _, b := range m.startup {
+		m.w.block(b)
+	}
 	for _, b := range m.chat.Opening(m.ctx) {
 		m.w.block(b)
 	}
@@ -213,11 +223,6 @@ func (m *terminalModel) flush() {
 	}
 	m.out.print(strings.TrimSuffix(m.buf.String(), "\n"))
 	m.buf.Reset()
-}
-
-func (m *terminalModel) problem(text string) {
-	m.w.block(Block{Kind: BlockError, Text: text})
-	m.flush()
 }
 
 func (m *terminalModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {

@@ -278,6 +278,27 @@ func TestTerminalHelpFits(t *testing.T) {
 	}
 }
 
+// TestTerminalFirstStartNotice: the notice of the first start (no model
+// configured) is shown whole, above the first header, and only once.
+func TestTerminalFirstStartNotice(t *testing.T) {
+	h := newHome(t)
+	term := h.terminalOf(t, 80, 40)
+	screen := term.Wait("the header", func(s string) bool { return len(headers(s)) == 1 })
+	notice := strings.Index(screen, "No model is configured")
+	end := strings.Index(screen, "to use a real model.")
+	first := header.FindStringIndex(screen)
+	if notice < 0 || end < notice || first[0] < end {
+		t.Fatalf("the notice is not whole above the header:\n%s", screen)
+	}
+	term.Keys("C-d")
+	term.WaitExit()
+	again := h.terminalOf(t, 80, 40)
+	screen = again.Wait("the header", func(s string) bool { return len(headers(s)) == 1 })
+	if strings.Contains(screen, "No model is configured") {
+		t.Fatalf("the notice is shown again:\n%s", screen)
+	}
+}
+
 // exitMark is what the terminal shows once the program has ended.
 const exitMark = "[exited "
 
