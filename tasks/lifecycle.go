@@ -480,7 +480,11 @@ func (m *Manager) execute(r *run) {
 		outcome, err = m.engine.Run(ctx, r.task.ID, opts)
 	}
 	m.end(r, outcome, err, ctx)
-	m.cancelSubtasks(r.task.ID)
+	if err != nil {
+		// Stopped before its own tasks ended (a run that went well waited
+		// for them).
+		m.cancelSubtasks(r.task.ID)
+	}
 }
 
 // subtaskCancelled is the error of a task stopped because the task that

@@ -134,36 +134,52 @@ func TestDeletingTheParentStopsItsRunningTasks(t *testing.T) {
 	}
 }
 
-func TestCancellingATaskCancelsTheTasksItLaunched(t *testing.T) {
-	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
-		f := facts(t, req)
-		all := strings.Join(f.Texts, "\n")
-		switch {
-		case strings.Contains(all, "level2"):
-			return sleeper(t)(req)
-		case f.LastName == tasks.TaskToolName:
-			return llmtest.Reply{Text: "level1 waiting"}
-		}
-		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasks.TaskToolName, map[string]any{
-			"description": "level two", "prompt": "level2 work", "agent": "general"})}}
-	})
-	parent := h.parent(user("parent: hi"))
-	top := h.launch(parent.ID, tasks.LaunchRequest{Description: "level one", Prompt: "level1 spawn"})
-	pid := sleeperPID(t, h)
-	if _, err := h.mgr.Cancel(context.Background(), top.ID); err != nil {
-		t.Fatal(err)
+func TestATaskThatEndsFirstCancelsTheTasksItLaunched(t *testing.T) {
+	tests := []struct {
+		name    string
+		timeout time.Duration // the top task's own limit
+		end     func(h *harness, top sa.Task)
+		want    string // the start of the top parent's notification
+	}{
+		{"cancelled", 0, func(h *harness, top sa.Task) {
+			if _, err := h.mgr.Cancel(context.Background(), top.ID); err != nil {
+				t.Fatal(err)
+			}
+		}, `⊘ Agent "level one" cancelled`},
+		{"timed out", 2 * time.Second, func(h *harness, top sa.Task) { h.wait(top.ID) }, `✗ Agent "level one" failed`},
 	}
-	// Cancel returns once the whole tree has stopped.
-	wantGone(t, pid)
-	subs, err := h.store.ListTasks(context.Background(), sa.TaskFilter{ParentSessionID: top.ID})
-	if err != nil || len(subs) != 1 {
-		t.Fatalf("sub-tasks = %v, %v", subs, err)
-	}
-	if subs[0].Status != sa.TaskCancelled || !strings.Contains(subs[0].Error, "the task that launched it ended") {
-		t.Fatalf("sub-task = %s %q: want it cancelled with its parent", subs[0].Status, subs[0].Error)
-	}
-	if notes := h.notifications(parent.ID); len(notes) != 1 || !strings.HasPrefix(notes[0].Text(), `⊘ Agent "level one" cancelled`) {
-		t.Fatalf("the top parent's notifications = %v", notes)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
+				f := facts(t, req)
+				all := strings.Join(f.Texts, "\n")
+				switch {
+				case strings.Contains(all, "level2"):
+					return sleeper(t)(req)
+				case f.LastName == tasks.TaskToolName:
+					return llmtest.Reply{Text: "level1 waiting"}
+				}
+				return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasks.TaskToolName, map[string]any{
+					"description": "level two", "prompt": "level2 work", "agent": "general"})}}
+			})
+			parent := h.parent(user("parent: hi"))
+			top := h.launch(parent.ID, tasks.LaunchRequest{Description: "level one", Prompt: "level1 spawn", Timeout: tt.timeout})
+			pid := sleeperPID(t, h)
+			tt.end(h, top)
+			// The top task's run ends once the whole tree has stopped.
+			eventually(t, "the tree to stop", func() bool { return h.mgr.Active(parent.ID) == 0 })
+			wantGone(t, pid)
+			subs, err := h.store.ListTasks(context.Background(), sa.TaskFilter{ParentSessionID: top.ID})
+			if err != nil || len(subs) != 1 {
+				t.Fatalf("sub-tasks = %v, %v", subs, err)
+			}
+			if subs[0].Status != sa.TaskCancelled || !strings.Contains(subs[0].Error, "the task that launched it ended") {
+				t.Fatalf("sub-task = %s %q: want it cancelled with its parent", subs[0].Status, subs[0].Error)
+			}
+			if notes := h.notifications(parent.ID); len(notes) != 1 || !strings.HasPrefix(notes[0].Text(), tt.want) {
+				t.Fatalf("the top parent's notifications = %v, want one starting %q", notes, tt.want)
+			}
+		})
 	}
 }
 
