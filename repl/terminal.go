@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"charm.land/bubbles/v2/spinner"
 	"charm.land/bubbles/v2/textinput"
@@ -37,16 +38,17 @@ type TerminalOptions struct {
 // written, the status line and the prompt are redrawn.
 func RunTerminal(ctx context.Context, c *Chat, opts TerminalOptions) error {
 	hist, histErr := LoadHistory(opts.HistoryFile)
-	box := newOutbox()
+	frame := newFirstFrame(opts.Out)
+	box := newOutbox(frame.drawn, firstFrameTimeout)
 	m := newTerminalModel(ctx, c, hist, box)
-	// Printed before the first frame, a long line would be drawn over.
+	// Shown once the screen's width is known, so that they wrap.
 	if opts.Notice != "" {
 		m.startup = append(m.startup, Block{Kind: BlockNotice, Text: opts.Notice})
 	}
 	if histErr != nil {
 		m.startup = append(m.startup, Block{Kind: BlockError, Text: histErr.Error()})
 	}
-	progOpts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(opts.In), tea.WithOutput(opts.Out)}
+	progOpts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(opts.In), tea.WithOutput(frame.output())}
 	if opts.Environ != nil {
 		progOpts = append(progOpts, tea.WithEnvironment(opts.Environ))
 	}
@@ -76,13 +78,18 @@ type printer interface {
 
 // outbox is the terminal's printer. Bubble Tea runs commands
 // concurrently, so two Println commands may land in either order; the
-// outbox hands every line to the program from one goroutine, in order.
+// outbox hands every line to the program from one goroutine, in order,
+// and only once the first frame is drawn (see firstFrame).
 type outbox struct {
 	mu    sync.Mutex
 	items []outItem
 	wake  chan struct{}
 	done  chan struct{}
 	halt  chan struct{}
+	// drawn closes when the first frame is on the screen; the outbox
+	// waits for it no longer than firstWait.
+	drawn     <-chan struct{}
+	firstWait time.Duration
 }
 
 type outItem struct {
@@ -90,8 +97,9 @@ type outItem struct {
 	quit bool
 }
 
-func newOutbox() *outbox {
-	return &outbox{wake: make(chan struct{}, 1), done: make(chan struct{}), halt: make(chan struct{})}
+func newOutbox(drawn <-chan struct{}, firstWait time.Duration) *outbox {
+	return &outbox{wake: make(chan struct{}, 1), done: make(chan struct{}), halt: make(chan struct{}),
+		drawn: drawn, firstWait: firstWait}
 }
 
 func (o *outbox) push(it outItem) {
@@ -111,6 +119,14 @@ func (o *outbox) quit()             { o.push(outItem{quit: true}) }
 func (o *outbox) start(p *tea.Program) {
 	go func() {
 		defer close(o.done)
+		first := time.NewTimer(o.firstWait)
+		defer first.Stop()
+		select {
+		case <-o.halt:
+			return
+		case <-o.drawn:
+		case <-first.C:
+		}
 		for {
 			select {
 			case <-o.halt:
