@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/superagents/superagents/cli"
+	"github.com/superagents/superagents/internal/proctest"
 )
 
 // delegateScript makes the offline model hand arithmetic to a background
@@ -324,7 +325,7 @@ func TestDetachedTasks(t *testing.T) {
 	if out := p.ok("task", "cancel", slow); !strings.Contains(out, "cancelled") {
 		t.Fatalf("cancel = %q", out)
 	}
-	waitGone(t, pid)
+	proctest.WaitGone(t, pid)
 	if out := p.ok("task", "output", slow); !strings.Contains(out, "was cancelled") {
 		t.Fatalf("output of the cancelled task = %q", out)
 	}
@@ -337,7 +338,7 @@ func TestDetachedTasks(t *testing.T) {
 	if err := syscall.Kill(worker, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, worker)
+	proctest.WaitGone(t, worker)
 	syscall.Kill(-sleeper, syscall.SIGKILL) // the crash left its command behind; clean up
 	out := p.ok("task", "output", doomed)
 	if !strings.Contains(out, "interrupted by restart") {
@@ -361,17 +362,6 @@ func waitPID(t *testing.T, path string) int {
 	}
 	t.Fatalf("%s never appeared", path)
 	return 0
-}
-
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d is still running", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // workerPID finds the worker running a task: the process whose command

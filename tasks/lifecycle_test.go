@@ -18,6 +18,7 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/config"
+	"github.com/superagents/superagents/internal/proctest"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/tasks"
 )
@@ -44,50 +45,67 @@ func status(t *testing.T, h *harness, id string) sa.TaskStatus {
 }
 
 // sleeper is a model whose task runs a long bash command in its own
-// process group, then finishes once the command returns.
+// process group, then finishes once the command returns. The command
+// writes the pid of its background sleep, then its own.
 func sleeper(t *testing.T) func(req llmtest.Request) llmtest.Reply {
 	return func(req llmtest.Request) llmtest.Reply {
 		if facts(t, req).LastName == "bash" {
 			return llmtest.Reply{Text: "finished"}
 		}
 		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall("bash", map[string]any{
-			"command": "echo $$ > pid; sleep 300 & wait", "timeout_seconds": 600})}}
+			"command": "sleep 300 & echo $! > sleep.pid; echo $$ > pid; wait", "timeout_seconds": 600})}}
 	}
 }
 
-// startSleeper launches a sleeper task and returns it with the pid of its
-// shell once the command runs.
-func startSleeper(t *testing.T, h *harness, parentID string) (sa.Task, int) {
+// sleeperProcs are the processes of a sleeper's command.
+type sleeperProcs struct{ shell, sleep int }
+
+// startSleeper launches a sleeper task and returns it with its processes
+// once the command runs.
+func startSleeper(t *testing.T, h *harness, parentID string) (sa.Task, sleeperProcs) {
 	t.Helper()
 	task := h.launch(parentID, tasks.LaunchRequest{Description: "sleeper"})
-	return task, sleeperPID(t, h)
+	return task, sleeperPIDs(t, h)
 }
 
-// sleeperPID waits until a sleeper's command runs and returns its pid.
-func sleeperPID(t *testing.T, h *harness) int {
+// sleeperPIDs waits until a sleeper's command runs and returns its
+// processes.
+func sleeperPIDs(t *testing.T, h *harness) sleeperProcs {
 	t.Helper()
-	pidFile := filepath.Join(h.ws, "pid")
-	var pid int
+	var procs sleeperProcs
 	eventually(t, "the command to start", func() bool {
-		b, err := os.ReadFile(pidFile)
-		if err != nil || len(strings.TrimSpace(string(b))) == 0 {
-			return false
-		}
-		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
-		return err == nil
+		// The shell writes its pid after the sleep's.
+		procs.shell = readPID(filepath.Join(h.ws, "pid"))
+		return procs.shell > 0
 	})
+	procs.sleep = readPID(filepath.Join(h.ws, "sleep.pid"))
+	if procs.sleep <= 0 {
+		t.Fatal("the command wrote its pid but not its sleep's")
+	}
+	return procs
+}
+
+func readPID(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0
+	}
 	return pid
 }
 
-// wantGone fails unless the shell and its sleep are gone.
-func wantGone(t *testing.T, pid int) {
+// wantGone fails unless the shell and its sleep are gone. The shell is
+// the run's child, reaped once the tool returns; the sleep was killed
+// with the shell's process group.
+func wantGone(t *testing.T, procs sleeperProcs) {
 	t.Helper()
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Fatalf("the bash process %d is still there (%v)", pid, err)
+	if err := syscall.Kill(procs.shell, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("the bash process %d is still there (%v)", procs.shell, err)
 	}
-	if out, _ := exec.Command("pgrep", "-f", "sleep 300").Output(); len(out) > 0 {
-		t.Fatalf("the background sleep survived: pids %s", out)
-	}
+	proctest.WaitGone(t, procs.sleep)
 }
 
 func TestCancelStopsTheBashProcessGroup(t *testing.T) {
@@ -164,7 +182,7 @@ func TestATaskThatEndsFirstCancelsTheTasksItLaunched(t *testing.T) {
 			})
 			parent := h.parent(user("parent: hi"))
 			top := h.launch(parent.ID, tasks.LaunchRequest{Description: "level one", Prompt: "level1 spawn", Timeout: tt.timeout})
-			pid := sleeperPID(t, h)
+			pid := sleeperPIDs(t, h)
 			tt.end(h, top)
 			// The top task's run ends once the whole tree has stopped.
 			eventually(t, "the tree to stop", func() bool { return h.mgr.Active(parent.ID) == 0 })

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/superagents/superagents/internal/proctest"
 )
 
 func TestBashResults(t *testing.T) {
@@ -93,7 +95,7 @@ func TestBashTimeoutKillsTheProcessGroup(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Output, "started\n[timed out after 300ms: the command and its processes were killed]") {
 		t.Fatalf("got %+v", res)
 	}
-	assertGone(t, readPid(t, ws))
+	proctest.WaitGone(t, readPid(t, ws))
 }
 
 func TestBashLeavesNothingBehindOnExit(t *testing.T) {
@@ -102,7 +104,7 @@ func TestBashLeavesNothingBehindOnExit(t *testing.T) {
 	if res.IsError || res.Output != "bye\n[exit code 0]" {
 		t.Fatalf("got %+v", res)
 	}
-	assertGone(t, readPid(t, ws))
+	proctest.WaitGone(t, readPid(t, ws))
 }
 
 func TestBashCancelKillsTheProcessGroup(t *testing.T) {
@@ -125,7 +127,7 @@ func TestBashCancelKillsTheProcessGroup(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Output, "[cancelled: the command and its processes were killed]") {
 		t.Errorf("result = %+v", res)
 	}
-	assertGone(t, pid)
+	proctest.WaitGone(t, pid)
 }
 
 // TestBashDoesNotHangOnEscapedProcess: a process that leaves the group
@@ -227,34 +229,4 @@ func waitForPid(t *testing.T, ws *Workspace) int {
 	}
 	t.Fatal("the command never wrote its pid")
 	return 0
-}
-
-// assertGone checks that the process no longer runs: it does not exist,
-// or is a zombie waiting for init to reap it. SIGKILL is delivered
-// asynchronously, so this waits for it (up to a generous bound: this is
-// a liveness check, not a timing one).
-func assertGone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := unix.Kill(pid, 0)
-		if errors.Is(err, unix.ESRCH) || isZombie(pid) {
-			return
-		}
-		if time.Now().After(deadline) {
-			_ = unix.Kill(pid, unix.SIGKILL)
-			t.Fatalf("process %d is still running (kill(pid, 0) = %v)", pid, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func isZombie(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the command name, which is in parentheses.
-	i := strings.LastIndexByte(string(stat), ')')
-	return i > 0 && i+2 < len(stat) && stat[i+2] == 'Z'
 }

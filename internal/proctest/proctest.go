@@ -1,0 +1,51 @@
+// Package proctest tells tests whether a process they started still runs.
+package proctest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// waitLimit bounds WaitGone: it guards against a hung test, it does not
+// measure speed.
+const waitLimit = 30 * time.Second
+
+// Running tells whether a process exists and is not a zombie. A process
+// killed after its parent ended is reaped by whichever process adopted
+// it, which may take a while or, in a container whose first process
+// reaps nothing, never happen: as a zombie it is dead all the same.
+func Running(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return !os.IsNotExist(err)
+	}
+	// "pid (command) state ...": the command may hold any character, so
+	// the state is read after the last parenthesis.
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 || i+2 >= len(stat) {
+		return true
+	}
+	return stat[i+2] != 'Z' && stat[i+2] != 'X'
+}
+
+// WaitGone waits until the process no longer runs; the test fails, and
+// the process is killed, when it still does after 30 s.
+func WaitGone(t testing.TB, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for Running(pid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("process %d still runs after %v", pid, waitLimit)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
