@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -297,6 +298,33 @@ func TestTerminalFirstStartNotice(t *testing.T) {
 	if strings.Contains(screen, "No model is configured") {
 		t.Fatalf("the notice is shown again:\n%s", screen)
 	}
+}
+
+// TestTerminalKeepsTheScreenAbove: the chat starts below what the
+// terminal showed, overwriting none of it, and what it prints stays in
+// order, however soon the first line is typed.
+func TestTerminalKeepsTheScreenAbove(t *testing.T) {
+	h := newHome(t)
+	term := termtest.Start(t, termtest.Options{Width: 80, Height: 20, Dir: h.workspace, Env: h.env,
+		Args: []string{"/bin/sh", "-c", `for i in 1 2 3 4 5 6 7 8; do echo "shell line $i"; done; exec "$0"`, build(t)}})
+	term.Wait("the header", func(s string) bool { return len(headers(s)) == 1 })
+	term.Type("What is 2+2?")
+	screen := term.WaitText("2+2 equals 4.", 1)
+	var want []string
+	for i := 1; i <= 8; i++ {
+		want = append(want, fmt.Sprintf("shell line %d\n", i))
+	}
+	want = append(want, "No model is configured", "to use a real model.", "─ agent [", "> What is 2+2?", "2+2 equals 4.", "> ")
+	at := 0
+	for _, w := range want {
+		i := strings.Index(screen[at:], w)
+		if i < 0 {
+			t.Fatalf("%q is missing or out of order; the screen:\n%s", w, screen)
+		}
+		at += i + len(w)
+	}
+	term.Keys("C-d")
+	term.WaitExit()
 }
 
 // exitMark is what the terminal shows once the program has ended.
