@@ -1,6 +1,7 @@
 package superagents
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -97,7 +98,8 @@ type Task struct {
 	ResumeCount       int          `json:"resume_count"`
 	IsForked          bool         `json:"is_forked"`
 	// Timeout is the limit on one run of the task; 0 means the default.
-	Timeout time.Duration `json:"timeout,omitempty"`
+	// JSON shows it in seconds, as requests give it.
+	Timeout Seconds `json:"timeout,omitempty"`
 	// RunnerID is the runner (process) that runs the task while it is
 	// active; see Runner.
 	RunnerID string `json:"runner_id,omitempty"`
@@ -105,6 +107,25 @@ type Task struct {
 	// listing (superagents_clear, or the parent session's deletion).
 	ClearedAt *time.Time `json:"cleared_at,omitempty"`
 	CreatedAt time.Time  `json:"created_at"`
+}
+
+// Seconds is a duration that JSON writes as a number of seconds.
+type Seconds time.Duration
+
+// Duration returns s as a time.Duration.
+func (s Seconds) Duration() time.Duration { return time.Duration(s) }
+
+func (s Seconds) String() string { return time.Duration(s).String() }
+
+func (s Seconds) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(s).Seconds()) }
+
+func (s *Seconds) UnmarshalJSON(b []byte) error {
+	var secs float64
+	if err := json.Unmarshal(b, &secs); err != nil {
+		return fmt.Errorf("a duration in seconds: %w", err)
+	}
+	*s = Seconds(secs * float64(time.Second))
+	return nil
 }
 
 // Validate reports whether a task record is fit to be stored.

@@ -197,10 +197,14 @@ func TestLaunchTimeout(t *testing.T) {
 			if tt.timeout != nil {
 				body["timeout"] = tt.timeout
 			}
-			var task sa.Task
+			// The task shows its time limit in seconds, as it was asked.
+			var task struct {
+				ID      string  `json:"id"`
+				Timeout float64 `json:"timeout"`
+			}
 			h.ok(http.StatusCreated, "POST", "/v1/tasks", body, &task)
-			if task.Timeout != tt.want {
-				t.Errorf("timeout %v made a task with a time limit of %s, want %s", tt.timeout, task.Timeout, tt.want)
+			if task.Timeout != tt.want.Seconds() {
+				t.Errorf("timeout %v made a task with a time limit of %vs, want %vs", tt.timeout, task.Timeout, tt.want.Seconds())
 			}
 			h.waitTask(task.ID)
 		})

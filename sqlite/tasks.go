@@ -37,7 +37,7 @@ func scanTask(r rowScanner) (sa.Task, error) {
 	}
 	t.StartedAt, t.CreatedAt = fromNanos(started), fromNanos(created)
 	t.CompletedAt, t.ResultRetrievedAt, t.ClearedAt = fromNullNanos(completed), fromNullNanos(retrieved), fromNullNanos(cleared)
-	t.IsForked, t.Timeout = forked != 0, time.Duration(timeoutMS)*time.Millisecond
+	t.IsForked, t.Timeout = forked != 0, sa.Seconds(time.Duration(timeoutMS)*time.Millisecond)
 	return t, nil
 }
 
@@ -106,7 +106,7 @@ func normalizeTask(t sa.Task) sa.Task {
 	}
 	t.StartedAt, t.CreatedAt = fromNanos(nanos(t.StartedAt)), fromNanos(nanos(t.CreatedAt))
 	t.CompletedAt, t.ResultRetrievedAt, t.ClearedAt = round(t.CompletedAt), round(t.ResultRetrievedAt), round(t.ClearedAt)
-	t.Timeout = t.Timeout.Truncate(time.Millisecond)
+	t.Timeout = sa.Seconds(t.Timeout.Duration().Truncate(time.Millisecond))
 	if !t.Progress.LastUpdate.IsZero() {
 		t.Progress.LastUpdate = fromNanos(nanos(t.Progress.LastUpdate))
 	}
@@ -122,7 +122,7 @@ func insertTask(ctx context.Context, tx *writeTx, t sa.Task) error {
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.ParentSessionID, t.ParentMessageID, t.ParentAgent, t.Description, t.Prompt, t.Agent, t.Status,
 		nanos(t.StartedAt), nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), t.Result, t.Error, progress,
-		t.BatchID, t.ResumeCount, boolInt(t.IsForked), t.Timeout.Milliseconds(), t.RunnerID, nullNanos(t.ClearedAt),
+		t.BatchID, t.ResumeCount, boolInt(t.IsForked), t.Timeout.Duration().Milliseconds(), t.RunnerID, nullNanos(t.ClearedAt),
 		nanos(t.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert task: %w", err)
@@ -375,7 +375,7 @@ func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Tas
 		progress = ?, batch_id = ?, resume_count = ?, timeout_ms = ?, runner_id = ?, cleared_at = ? WHERE id = ?`,
 		t.ParentMessageID, t.ParentAgent, t.Description, t.Prompt, t.Agent, t.Status, nanos(t.StartedAt),
 		nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), t.Result, t.Error, progress, t.BatchID,
-		t.ResumeCount, t.Timeout.Milliseconds(), t.RunnerID, nullNanos(t.ClearedAt), id)
+		t.ResumeCount, t.Timeout.Duration().Milliseconds(), t.RunnerID, nullNanos(t.ClearedAt), id)
 	if err != nil {
 		return sa.Task{}, fmt.Errorf("update task: %w", err)
 	}

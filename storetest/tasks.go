@@ -17,7 +17,7 @@ import (
 func newTask(parent string, desc string) sa.NewTask {
 	return sa.NewTask{
 		Task: sa.Task{ParentSessionID: parent, ParentAgent: "general", Description: desc, Prompt: "do " + desc,
-			Agent: "explore", BatchID: "batch1", Timeout: 90 * time.Second},
+			Agent: "explore", BatchID: "batch1", Timeout: sa.Seconds(90 * time.Second)},
 		Session: sa.NewSession{Agent: "explore", Model: "offline", Title: desc, Messages: []sa.Message{user("do " + desc)}},
 	}
 }

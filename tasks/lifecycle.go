@@ -99,7 +99,7 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 			Agent:           profile.Name,
 			Status:          status,
 			BatchID:         cmp.Or(req.BatchID, sa.NewID()),
-			Timeout:         timeout,
+			Timeout:         sa.Seconds(timeout),
 			RunnerID:        m.runner.ID,
 		},
 		Fork:    req.Fork,
@@ -461,7 +461,7 @@ func (m *Manager) execute(r *run) {
 			return
 		}
 	}
-	ctx, cancel := context.WithTimeoutCause(r.ctx, cmpDuration(r.task.Timeout, m.limits.Timeout.Duration), errTimedOut)
+	ctx, cancel := context.WithTimeoutCause(r.ctx, cmpDuration(r.task.Timeout.Duration(), m.limits.Timeout.Duration), errTimedOut)
 	defer cancel()
 	go m.watchActivity(ctx, r)
 
@@ -541,7 +541,7 @@ func (m *Manager) end(r *run, o agent.Outcome, runErr error, ctx context.Context
 		case errors.Is(cause, errShutdown):
 			errMsg = errShutdown.Error()
 		case errors.Is(cause, errTimedOut):
-			errMsg = fmt.Sprintf("timed out after %s (the task's time limit)", formatDuration(cmpDuration(r.task.Timeout, m.limits.Timeout.Duration)))
+			errMsg = fmt.Sprintf("timed out after %s (the task's time limit)", formatDuration(cmpDuration(r.task.Timeout.Duration(), m.limits.Timeout.Duration)))
 		case errors.Is(cause, errInactive):
 			errMsg = fmt.Sprintf("stopped after %s without progress (tasks.inactivity_timeout)", formatDuration(m.limits.InactivityTimeout.Duration))
 		default:

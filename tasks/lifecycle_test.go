@@ -478,7 +478,7 @@ func TestTimeouts(t *testing.T) {
 			t.Fatal(err)
 		}
 		task, _ := h.store.Task(context.Background(), taskIDRE.FindStringSubmatch(r.Text)[1])
-		if task.Timeout != config.DefaultTaskTimeout {
+		if task.Timeout.Duration() != config.DefaultTaskTimeout {
 			t.Fatalf("timeout %d s gave a task timeout of %s, want the limit %s", secs, task.Timeout, config.DefaultTaskTimeout)
 		}
 		if _, err := h.mgr.Cancel(context.Background(), task.ID); err != nil {
