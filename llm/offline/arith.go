@@ -12,8 +12,9 @@ import (
 // input can make it work hard.
 const maxExpression = 200
 
-// question strips the usual ways of asking for a calculation.
-var question = regexp.MustCompile(`(?i)^\s*(?:(?:what|how\s+much)(?:\s+is|'s)|calculate|compute|evaluate)\s+`)
+// question strips the usual ways of asking for a calculation, also as a
+// follow-up ("And 8*8?", "What about 9*9?").
+var question = regexp.MustCompile(`(?i)^\s*(?:(?:and|now|then|also|so|ok),?\s+)?(?:(?:what|how\s+much)(?:\s+is|'s)|what\s+about|calculate|compute|evaluate)?\s*`)
 
 // expressionChars are the characters an arithmetic expression may use.
 const expressionChars = "0123456789.+-*/×÷() \t"

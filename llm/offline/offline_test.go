@@ -93,6 +93,9 @@ func TestArithmetic(t *testing.T) {
 		{"What is 1/3?", "1/3 equals approximately 0.3333333333."},
 		{"What is 123456789*987654321?", "123456789*987654321 equals 121932631112635269."},
 		{"2+2", "2+2 equals 4."},
+		{"And 8*8?", "8*8 equals 64."},
+		{"now, what is 9*9?", "9*9 equals 81."},
+		{"What about 3-5?", "3-5 equals -2."},
 		{"What is 1/0?", "I cannot compute that: 1/0 divides by zero."},
 		{"What is 5/(2-2)?", "I cannot compute that: 5/(2-2) divides by zero."},
 		{"What is 2+?", "I cannot compute that: 2+ is not an expression I understand (it ends too early)."},
@@ -110,7 +113,7 @@ func TestArithmetic(t *testing.T) {
 }
 
 func TestNotArithmetic(t *testing.T) {
-	for _, ask := range []string{"What is love?", "What is 42?", "Tell me about 2+2 in history", "What is -5?", strings.Repeat("1+", 150) + "1"} {
+	for _, ask := range []string{"What is love?", "What is 42?", "Tell me about 2+2 in history", "What is -5?", "and so?", "What about it?", strings.Repeat("1+", 150) + "1"} {
 		if got := reply(t, New(Options{}), request(user(ask))); got != Cannot {
 			t.Errorf("%q: got %q, want the offline notice", ask, got)
 		}
