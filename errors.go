@@ -42,3 +42,14 @@ func (e *AmbiguousIDError) Error() string {
 // Is makes errors.Is(err, ErrInvalid) true for an ambiguous prefix: the
 // caller has to give a longer one.
 func (e *AmbiguousIDError) Is(target error) bool { return target == ErrInvalid }
+
+// NotFoundf is an ErrNotFound that reads as its own sentence ("no task
+// with id zzzz"), without ErrNotFound's words appended.
+func NotFoundf(format string, args ...any) error {
+	return notFoundError(fmt.Sprintf(format, args...))
+}
+
+type notFoundError string
+
+func (e notFoundError) Error() string        { return string(e) }
+func (e notFoundError) Is(target error) bool { return target == ErrNotFound }

@@ -17,6 +17,7 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/sqlite"
+	"github.com/superagents/superagents/tasks"
 )
 
 // Exit codes.
@@ -64,7 +65,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(env.Stderr, "superagents: %s\n", oneLine(err))
+	fmt.Fprintf(env.Stderr, "superagents: %s\n", oneLine(errors.New(tasks.Message(err))))
 	return exitCode(err)
 }
 

@@ -392,8 +392,10 @@ func (a *app) taskWorkCommand() *cobra.Command {
 			}
 			t, err := a.workerLaunch(ctx, mgr, req)
 			if err != nil {
+				// The launcher exits as this process would have: a usage
+				// error, or a failure (a task whose state refuses it too).
 				verb := "error"
-				if exitCode(err) == ExitUsage || errors.Is(err, sa.ErrConflict) || errors.Is(err, tasks.ErrExpired) || errors.Is(err, tasks.ErrLimit) {
+				if exitCode(err) == ExitUsage {
 					verb = "invalid"
 				}
 				report(verb, tasks.Message(err))

@@ -329,6 +329,22 @@ func TestDetachedTasks(t *testing.T) {
 	if out := p.ok("task", "output", slow); !strings.Contains(out, "was cancelled") {
 		t.Fatalf("output of the cancelled task = %q", out)
 	}
+	// What the task's state refuses fails the same way, whether a worker
+	// or this process tried it: exit 1, the reason alone.
+	for _, args := range [][]string{
+		{"task", "resume", "--workspace", ws, slow, "more"},
+		{"task", "resume", "--workspace", ws, "--wait", slow, "more"},
+		{"task", "cancel", slow},
+	} {
+		_, errOut, code := p.run(args...)
+		want := "only completed tasks can be resumed"
+		if args[1] == "cancel" {
+			want = "is cancelled already"
+		}
+		if code != 1 || !strings.Contains(errOut, want) || strings.Contains(errOut, "conflict") {
+			t.Fatalf("%v: exit %d, %q; want 1 and %q alone", args, code, errOut, want)
+		}
+	}
 
 	// A worker killed outright: the next process ends its task.
 	os.Remove(pidFile)

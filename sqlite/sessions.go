@@ -124,7 +124,7 @@ func resolve(ctx context.Context, q querier, what, query, ref string) (string, e
 	}
 	switch {
 	case len(ids) == 0:
-		return "", fmt.Errorf("no %s with id %s: %w", what, ref, sa.ErrNotFound)
+		return "", sa.NotFoundf("no %s with id %s", what, ref)
 	case len(ids) == 1 || ids[0] == prefix:
 		// A full id is never ambiguous, even if it prefixes a longer one.
 		return ids[0], nil

@@ -37,6 +37,7 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("Delete", func(t *testing.T) { testDelete(t, factory) })
 	t.Run("ReplayMatchesCopyModel", func(t *testing.T) { testReplayProperty(t, factory) })
 	t.Run("Tasks", func(t *testing.T) { testTasks(t, factory) })
+	t.Run("ResolveTask", func(t *testing.T) { testResolveTask(t, factory) })
 	t.Run("TaskListing", func(t *testing.T) { testTaskListing(t, factory) })
 	t.Run("TaskSearch", func(t *testing.T) { testTaskSearch(t, factory) })
 	t.Run("SessionPaging", func(t *testing.T) { testSessionPaging(t, factory) })

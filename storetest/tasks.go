@@ -178,6 +178,56 @@ func testTasks(t *testing.T, factory Factory) {
 	})
 }
 
+// testResolveTask: task ids resolve like session ids (they are the ids of
+// the tasks' sessions), and only tasks answer.
+func testResolveTask(t *testing.T, factory Factory) {
+	ctx := context.Background()
+	queue := []string{"pppp000000000000", "abcd000000000001", "abcd000000000002", "abce000000000003"}
+	var mu sync.Mutex
+	next := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		id := queue[0]
+		queue = queue[1:]
+		return id
+	}
+	st, _ := openStoreWith(t, factory, Options{NewID: next})
+	parent := mustCreate(t, st, user("Q1"))
+	mustCreateTask(t, st, newTask(parent.ID, "one"))
+	mustCreateTask(t, st, newTask(parent.ID, "two"))
+	mustCreate(t, st, user("a session, not a task"))
+
+	tests := []struct {
+		ref  string
+		want string
+		err  error
+	}{
+		{"abcd000000000001", "abcd000000000001", nil},
+		{"abcd000000000002", "abcd000000000002", nil},
+		{"abcd00...", "", sa.ErrInvalid}, // still ambiguous
+		{"abcd", "", sa.ErrInvalid},
+		{"abc", "", sa.ErrInvalid},
+		{"abce", "", sa.ErrNotFound}, // a session that is no task
+		{"pppp", "", sa.ErrNotFound},
+		{"zzzz", "", sa.ErrNotFound},
+	}
+	for _, tt := range tests {
+		got, err := st.ResolveTask(ctx, tt.ref)
+		if tt.err != nil {
+			wantErrIs(t, err, tt.err, "ResolveTask("+tt.ref+")")
+			continue
+		}
+		if err != nil || got.ID != tt.want {
+			t.Errorf("ResolveTask(%q) = %s, %v; want %s", tt.ref, got.ID, err, tt.want)
+		}
+	}
+	_, err := st.ResolveTask(ctx, "abcd")
+	var amb *sa.AmbiguousIDError
+	if !errors.As(err, &amb) || !slices.Equal(amb.Candidates, []string{"abcd000000000001", "abcd000000000002"}) {
+		t.Fatalf("ResolveTask(abcd) = %v: want an ambiguity error listing both tasks, never a pick", err)
+	}
+}
+
 func testTaskTransitions(t *testing.T, factory Factory) {
 	ctx := context.Background()
 	st, _ := openStore(t, factory)

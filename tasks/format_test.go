@@ -105,3 +105,20 @@ func TestFormatDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestBlockTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		tool int // the seconds superagents_output was given
+		want time.Duration
+	}{
+		{0, 60 * time.Second}, // left out: the default
+		{1, time.Second},
+		{600, 600 * time.Second},
+		{601, 600 * time.Second},     // capped
+		{1 << 62, 600 * time.Second}, // no overflow into a short wait
+	} {
+		if got := blockTimeout(seconds(tt.tool, MaxBlockTimeout)); got != tt.want {
+			t.Errorf("superagents_output timeout %d waits %s, want %s", tt.tool, got, tt.want)
+		}
+	}
+}

@@ -155,6 +155,10 @@ func (m *Manager) Resume(ctx context.Context, ref, prompt string) (sa.Task, erro
 		return sa.Task{}, err
 	}
 	resumed, err := m.store.UpdateTask(ctx, t.ID, func(tk *sa.Task) error {
+		if tk.ClearedAt != nil {
+			// Nobody would hear from it: its parent let it go.
+			return fmt.Errorf("%w: task %s was cleared (superagents_clear) or its parent session was deleted, so it cannot be resumed; start a new superagents_task instead", ErrExpired, sa.ShortID(tk.ID))
+		}
 		switch tk.Status {
 		case sa.TaskCompleted:
 		case sa.TaskResumed:
@@ -169,7 +173,7 @@ func (m *Manager) Resume(ctx context.Context, ref, prompt string) (sa.Task, erro
 		return nil
 	})
 	if err != nil {
-		return sa.Task{}, unwrapConflict(err)
+		return sa.Task{}, unwrapRefusal(err)
 	}
 	if err := m.start(resumed, []sa.Message{engine.UserMessage(prompt)}, true, m.takeSlot()); err != nil {
 		_, _ = m.finish(context.WithoutCancel(ctx), resumed.ID, sa.TaskError, "", errShutdown.Error(), nil)
@@ -178,11 +182,13 @@ func (m *Manager) Resume(ctx context.Context, ref, prompt string) (sa.Task, erro
 	return resumed, nil
 }
 
-// unwrapConflict keeps the reason a change function gave, without the
-// store's "update task ...:" prefix, so tools show one clear sentence.
-func unwrapConflict(err error) error {
+// unwrapRefusal keeps the reason a change function gave (a conflict, or
+// an expired task), without the store's "update task ...:" prefix, so
+// tools show one clear sentence.
+func unwrapRefusal(err error) error {
 	for e := err; e != nil; e = errors.Unwrap(e) {
-		if strings.HasPrefix(e.Error(), sa.ErrConflict.Error()+": ") {
+		msg := e.Error()
+		if strings.HasPrefix(msg, sa.ErrConflict.Error()+": ") || strings.HasPrefix(msg, ErrExpired.Error()+": ") {
 			return e
 		}
 	}
@@ -207,7 +213,7 @@ func (m *Manager) cancel(ctx context.Context, ref, why string) (sa.Task, error) 
 	}
 	ended, err := m.finish(ctx, t.ID, sa.TaskCancelled, "", why, nil)
 	if err != nil {
-		return sa.Task{}, unwrapConflict(err)
+		return sa.Task{}, unwrapRefusal(err)
 	}
 	m.mu.Lock()
 	r := m.runs[t.ID]
@@ -275,6 +281,12 @@ const (
 	MaxBlockTimeout     = 600 * time.Second
 )
 
+// blockTimeout is how long a blocking Output waits: the timeout asked
+// for, the default when none (0 or less), never more than the maximum.
+func blockTimeout(asked time.Duration) time.Duration {
+	return min(cmpDuration(asked, DefaultBlockTimeout), MaxBlockTimeout)
+}
+
 // Output is what Output found.
 type Output struct {
 	Task sa.Task
@@ -297,9 +309,8 @@ func (m *Manager) Output(ctx context.Context, ref string, block bool, timeout ti
 	}
 	var out Output
 	if block && t.Status.Active() {
-		timeout = min(cmpDuration(timeout, DefaultBlockTimeout), MaxBlockTimeout)
 		start := time.Now()
-		if t, out.TimedOut, err = m.waitEnd(ctx, t.ID, timeout); err != nil {
+		if t, out.TimedOut, err = m.waitEnd(ctx, t.ID, blockTimeout(timeout)); err != nil {
 			return Output{}, err
 		}
 		out.Waited = time.Since(start)
@@ -627,7 +638,9 @@ func (m *Manager) observe(r *run, e agent.Event) {
 // for the run's own tasks (each of which has its own watch).
 func (m *Manager) watchActivity(ctx context.Context, r *run) {
 	limit := m.limits.InactivityTimeout.Duration
-	tick := time.NewTicker(min(limit/4, time.Second))
+	// A few looks per limit, at most a second apart, and never a zero
+	// interval (which NewTicker refuses) for a limit of a few nanoseconds.
+	tick := time.NewTicker(max(min(limit/4, time.Second), time.Millisecond))
 	defer tick.Stop()
 	for {
 		select {

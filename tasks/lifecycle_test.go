@@ -132,6 +132,34 @@ func TestCancelStopsTheBashProcessGroup(t *testing.T) {
 	}
 }
 
+func TestClearCancelsRunningTasks(t *testing.T) {
+	h := newHarness(t, sleeper(t))
+	parent := h.parent(user("parent: hi"))
+	task, pid := startSleeper(t, h, parent.ID)
+	r, err := h.mgr.ClearTool(context.Background(), parent.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Cleared 1 task(s) from your list (1 running one(s) cancelled)."; !strings.HasPrefix(r.Text, want) {
+		t.Fatalf("clear said %q, want %q", r.Text, want)
+	}
+	wantGone(t, pid)
+	got, err := h.store.Task(context.Background(), task.ID)
+	if err != nil || got.Status != sa.TaskCancelled || got.ClearedAt == nil {
+		t.Fatalf("task after clear = %s, cleared at %v, %v: want cancelled and cleared", got.Status, got.ClearedAt, err)
+	}
+	if notes := h.notifications(parent.ID); len(notes) != 1 || !strings.HasPrefix(notes[0].Text(), `⊘ Agent "sleeper" cancelled after `) {
+		t.Fatalf("notifications = %v, want one cancellation", notes)
+	}
+	if r, _ := h.mgr.ListTool(context.Background(), parent.ID, tasks.ListInput{}); r.Text != "No background tasks found" {
+		t.Fatalf("list after clear = %q", r.Text)
+	}
+	// Its session stays in the store.
+	if _, err := h.store.Session(context.Background(), task.ID); err != nil {
+		t.Fatalf("the cleared task's session: %v", err)
+	}
+}
+
 func TestDeletingTheParentStopsItsRunningTasks(t *testing.T) {
 	h := newHarness(t, sleeper(t))
 	parent := h.parent(user("parent: hi"))
@@ -443,6 +471,8 @@ func TestTimeouts(t *testing.T) {
 	}{
 		{"task timeout", func(l *config.Tasks) { l.Timeout = config.Duration{Duration: 300 * time.Millisecond} }, "timed out after"},
 		{"inactivity timeout", func(l *config.Tasks) { l.InactivityTimeout = config.Duration{Duration: 300 * time.Millisecond} }, "without progress"},
+		// Shorter than the watch's tick: still a tick, never a panic.
+		{"tiny inactivity timeout", func(l *config.Tasks) { l.InactivityTimeout = config.Duration{Duration: 3} }, "without progress"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -688,6 +718,62 @@ func TestReconcileFromOutsideAManagerSeesAZombieRunner(t *testing.T) {
 	// The manager's own runner is alive and its tasks are left alone.
 	if runners, _ := h.store.Runners(context.Background()); len(runners) != 1 || runners[0].ID != h.mgr.RunnerID() {
 		t.Fatalf("runners = %+v: only the live manager's must be left", runners)
+	}
+}
+
+// startingStore is a store in which another process starts, between two
+// reads, as a runner that launches a task: once, on the first read of
+// the task list or of the runners, whichever comes first.
+type startingStore struct {
+	sa.Store
+	once  sync.Once
+	start func()
+}
+
+func (s *startingStore) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, error) {
+	list, err := s.Store.ListTasks(ctx, f)
+	s.once.Do(s.start)
+	return list, err
+}
+
+func (s *startingStore) Runners(ctx context.Context) ([]sa.Runner, error) {
+	list, err := s.Store.Runners(ctx)
+	s.once.Do(s.start)
+	return list, err
+}
+
+func TestReconcileLeavesAProcessStartingMeanwhileAlone(t *testing.T) {
+	h := newHarness(t, stalled(t))
+	parent := h.parent(user("parent: hi"))
+	host, _ := os.Hostname()
+	var launched sa.Task
+	st := &startingStore{Store: h.store, start: func() {
+		ctx := context.Background()
+		fresh := sa.Runner{ID: "runner-fresh", Host: host, PID: os.Getpid()}
+		if err := h.store.RegisterRunner(ctx, fresh); err != nil {
+			t.Error(err)
+			return
+		}
+		var err error
+		launched, err = h.store.CreateTask(ctx, sa.NewTask{
+			Task:    sa.Task{ParentSessionID: parent.ID, Description: "fresh", Prompt: "p", Agent: "general", Status: sa.TaskRunning, RunnerID: fresh.ID},
+			Session: sa.NewSession{Agent: "general", Messages: []sa.Message{user("p")}},
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	}}
+	if _, err := tasks.Reconcile(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	if launched.ID == "" {
+		t.Fatal("the other process did not start")
+	}
+	if got, _ := h.store.Task(context.Background(), launched.ID); got.Status != sa.TaskRunning {
+		t.Fatalf("task of a process that started during the reconcile = %s %q: want it left running", got.Status, got.Error)
+	}
+	if notes := h.notifications(parent.ID); len(notes) != 0 {
+		t.Fatalf("%d notifications, want none", len(notes))
 	}
 }
 

@@ -338,7 +338,17 @@ func Reconcile(ctx context.Context, st sa.Store) (int, error) {
 
 // reconcile ends the active tasks whose runner is gone; self (if it has an
 // id) is alive, and runners on self's host are checked by process id.
+//
+// The active tasks are listed before the runners are read: a runner
+// registers before it creates a task, so every listed task's runner is
+// among those read after. Read the other way round, a process that
+// registered and launched a task between the two reads would be taken
+// for dead and its new task ended.
 func reconcile(ctx context.Context, st sa.Store, self sa.Runner, stale time.Duration) (int, error) {
+	active, err := st.ListTasks(ctx, sa.TaskFilter{Active: true, IncludeCleared: true})
+	if err != nil {
+		return 0, err
+	}
 	runners, err := st.Runners(ctx)
 	if err != nil {
 		return 0, err
@@ -356,10 +366,6 @@ func reconcile(ctx context.Context, st sa.Store, self sa.Runner, stale time.Dura
 		} else {
 			_ = st.RemoveRunner(ctx, r.ID)
 		}
-	}
-	active, err := st.ListTasks(ctx, sa.TaskFilter{Active: true, IncludeCleared: true})
-	if err != nil {
-		return 0, err
 	}
 	ended := 0
 	for _, t := range active {

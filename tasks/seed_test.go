@@ -334,6 +334,15 @@ func TestSeed002_ResumeCompletionNotification(t *testing.T) {
 	parent := h.parent(user("parent: hi"))
 	task := h.launch(parent.ID, tasks.LaunchRequest{})
 	h.wait(task.ID)
+	// The first launch began an hour ago: the resume's duration counts
+	// from the resume, not from then.
+	_, err := h.store.UpdateTask(context.Background(), task.ID, func(tk *sa.Task) error {
+		tk.StartedAt = tk.StartedAt.Add(-time.Hour)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := h.mgr.Resume(context.Background(), task.ID, "more please"); err != nil {
 		t.Fatal(err)
 	}
@@ -343,8 +352,8 @@ func TestSeed002_ResumeCompletionNotification(t *testing.T) {
 		t.Fatalf("%d notifications, want 2 (launch and resume)", len(notes))
 	}
 	last := notes[1]
-	if !strings.HasPrefix(last.Text(), "✓ Resume #1 completed in ") {
-		t.Fatalf("resume notification = %q", last.Text())
+	if !strings.HasPrefix(last.Text(), "✓ Resume #1 completed in ") || strings.Contains(last.Text(), "h ") {
+		t.Fatalf("resume notification = %q: want the resume's own duration, seconds", last.Text())
 	}
 	if !strings.Contains(last.Parts[1].Text, ended.Result) || !last.Parts[1].Hidden {
 		t.Fatalf("the resume notification's hidden part does not carry the full response: %q", last.Parts[1].Text)
@@ -420,16 +429,47 @@ func TestSeed002_RejectConcurrentResume(t *testing.T) {
 }
 
 func TestSeed002_HandleExpiredSessionOnResume(t *testing.T) {
-	h := newHarness(t, echo(t))
-	parent := h.parent(user("parent: hi"))
-	task := h.launch(parent.ID, tasks.LaunchRequest{})
-	h.wait(task.ID)
-	if err := h.store.DeleteSession(context.Background(), task.ID); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name   string
+		expire func(h *harness, parent sa.Session, task sa.Task)
+		want   string
+	}{
+		{"the task's session deleted", func(h *harness, _ sa.Session, task sa.Task) {
+			if err := h.store.DeleteSession(context.Background(), task.ID); err != nil {
+				t.Fatal(err)
+			}
+		}, "no longer exists"},
+		// Seed 002 "Task persistence": a task lasts until cleared or
+		// until its parent session is deleted.
+		{"cleared by its parent", func(h *harness, parent sa.Session, _ sa.Task) {
+			if _, _, err := h.mgr.Clear(context.Background(), parent.ID); err != nil {
+				t.Fatal(err)
+			}
+		}, "was cleared"},
+		{"the parent session deleted", func(h *harness, parent sa.Session, _ sa.Task) {
+			if err := h.store.DeleteSession(context.Background(), parent.ID); err != nil {
+				t.Fatal(err)
+			}
+		}, "was cleared"},
 	}
-	_, err := h.mgr.Resume(context.Background(), task.ID, "more")
-	if !errors.Is(err, tasks.ErrExpired) || !strings.Contains(err.Error(), "start a new superagents_task") {
-		t.Fatalf("resume of a deleted session = %v", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, echo(t))
+			parent := h.parent(user("parent: hi"))
+			task := h.launch(parent.ID, tasks.LaunchRequest{})
+			h.wait(task.ID)
+			tt.expire(h, parent, task)
+			_, err := h.mgr.Resume(context.Background(), task.ID, "more")
+			if !errors.Is(err, tasks.ErrExpired) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "start a new superagents_task") {
+				t.Fatalf("resume = %v: want an expired-task error saying %q and to start a new superagents_task", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "update task") {
+				t.Fatalf("resume = %q: want the reason alone", err)
+			}
+			if got, _ := h.store.Task(context.Background(), task.ID); got.Status != sa.TaskCompleted || got.ResumeCount != 0 {
+				t.Fatalf("after a refused resume the task is %s, resumed %d times: want it unchanged", got.Status, got.ResumeCount)
+			}
+		})
 	}
 }
 
