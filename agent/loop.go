@@ -300,8 +300,13 @@ func (r *run) runTools(ctx context.Context, calls []sa.Part) error {
 			res, err := r.callTool(ctx, call)
 			storeCtx := ctx
 			if err != nil {
-				// Cancelled: record it so the session stays consistent.
-				res = tools.Errorf("cancelled: %v", err)
+				// Cancelled: record it so the session stays consistent,
+				// with what the tool said of it (a command's output so
+				// far) when it said anything.
+				if res.Output == "" {
+					res = tools.Errorf("cancelled: %v", err)
+				}
+				res.IsError = true
 				storeCtx = context.WithoutCancel(ctx)
 				errs[i] = err
 			}

@@ -212,7 +212,7 @@ func TestStreamCutKeepsWhatWasSaid(t *testing.T) {
 func TestCancelStopsToolsAndLeavesAConsistentSession(t *testing.T) {
 	f := newFixture(t)
 	pidFile := filepath.Join(f.ws.Dir(), "pid")
-	f.srv.Push(llmtest.Reply{ToolCalls: []llmtest.ToolCall{bashCall("long", "echo $$ > pid; sleep 60")}})
+	f.srv.Push(llmtest.Reply{ToolCalls: []llmtest.ToolCall{bashCall("long", "echo started; echo $$ > pid; sleep 60")}})
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{})
 	f.loop.OnEvent = func(e agent.Event) {
@@ -248,6 +248,14 @@ func TestCancelStopsToolsAndLeavesAConsistentSession(t *testing.T) {
 	want := "user text|assistant tool_call|tool tool_result!"
 	if got := strings.Join(f.shape(), "|"); got != want {
 		t.Fatalf("history = %s\nwant      %s", got, want)
+	}
+	// The result keeps what the command printed, and says it was stopped.
+	history, err := f.store.History(context.Background(), f.session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := history[len(history)-1].Parts[0].Output; !strings.Contains(out, "started") || !strings.Contains(out, "[cancelled: the command and its processes were killed]") {
+		t.Fatalf("the cancelled call's result = %q", out)
 	}
 }
 

@@ -165,7 +165,7 @@ func TestErrors(t *testing.T) {
 		{"id with bad characters", "", []string{"fork", "ab/cd"}, 2, "only lowercase letters and digits"},
 		{"bad JSONL line", "{\"role\":\"user\",\"text\":\"ok\"}\n\n{\"role\":\"user\",\"text\":}\n", []string{"import", "-"}, 2, "line 3"},
 		{"JSONL typo in a field", "{\"role\":\"user\",\"txt\":\"x\"}\n", []string{"import"}, 2, `unknown field "txt"`},
-		{"JSONL unknown role", "{\"role\":\"robot\",\"text\":\"x\"}\n", []string{"import"}, 2, `line 1: invalid input: unknown role "robot"`},
+		{"JSONL unknown role", "{\"role\":\"robot\",\"text\":\"x\"}\n", []string{"import"}, 2, `line 1: unknown role "robot"`},
 		{"JSONL text and parts", "{\"role\":\"user\",\"text\":\"x\",\"parts\":[]}\n", []string{"import"}, 2, "not both"},
 		{"JSONL empty input", "\n\n", []string{"import"}, 2, "holds no messages"},
 		{"import missing file", "", []string{"import", "/no/such/file.jsonl"}, 2, "no such file"},
@@ -218,7 +218,7 @@ func TestDeleteKeepsDescendantHistories(t *testing.T) {
 	if got := h.ok("", "history", c); got != histC {
 		t.Fatalf("deleting the parent changed the child's history:\n%s\n---\n%s", histC, got)
 	}
-	if r := h.run("fork", b); r.code != 1 || !strings.Contains(r.stderr, "not found") {
+	if r := h.run("fork", b); r.code != 1 || !strings.Contains(r.stderr, "no session with id "+b) {
 		t.Fatalf("forking a deleted session: exit %d, %q", r.code, r.stderr)
 	}
 	if list := h.ok("", "sessions"); strings.Contains(list, b[:6]) && !strings.Contains(list, "PARENT") {

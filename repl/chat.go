@@ -118,6 +118,9 @@ type Reply struct {
 	// once, without asking about (or waiting for) background tasks.
 	Quit, Force bool
 	turn        *Turn
+	// busy is the running turn of the agent that refused the line: once
+	// it ends, the same line can be tried again.
+	busy *Turn
 }
 
 // Turn is background work a line asked for: an agent turn, or a wait for
@@ -161,14 +164,20 @@ func (t *Turn) run() {
 	}
 	c := t.chat
 	c.emit(Event{Session: t.session, Kind: TurnStart, Wake: t.wake})
+	var text paragraphs // the loop sends events one at a time
 	onEvent := func(e agent.Event) {
 		switch e.Type {
+		case agent.EventStep:
+			text.request()
 		case agent.EventTextDelta:
-			c.emit(Event{Session: t.session, Kind: TurnText, Text: e.Text})
+			c.emit(Event{Session: t.session, Kind: TurnText, Text: text.delta(e.Text)})
 		case agent.EventToolStart:
+			text.tool()
 			c.emit(Event{Session: t.session, Kind: TurnTool, Text: ToolLine(*e.Call)})
 		case agent.EventToolEnd:
-			if e.Result.IsError {
+			// A call stopped with its turn is not a failure to report:
+			// the turn's end says it was stopped.
+			if e.Result.IsError && t.ctx.Err() == nil {
 				c.emit(Event{Session: t.session, Kind: TurnToolFailed, Text: ToolFailedLine(*e.Result)})
 			}
 		}
@@ -182,6 +191,9 @@ func (t *Turn) run() {
 	case err != nil:
 		end.Err, status = err, StatusFailed
 	}
+	// The end is told before the agent is free: a turn it starts next
+	// (a line typed, a wake) comes after this one's end, never before.
+	c.emit(end)
 	c.mu.Lock()
 	a := c.agents[t.session]
 	wake := false
@@ -192,10 +204,34 @@ func (t *Turn) run() {
 		wake, a.wakeDue = a.wakeDue && !end.Cancelled, false
 	}
 	c.mu.Unlock()
-	c.emit(end)
 	if wake {
 		c.maybeWake(c.base, t.session)
 	}
+}
+
+// paragraphs keeps the answers of a turn's model requests apart: the
+// text of a request that follows one that wrote text, with no tool call
+// between (a notification came in while the model answered), starts a
+// paragraph of its own instead of running on from the last sentence.
+type paragraphs struct {
+	wrote      bool // text since the last tool call
+	newRequest bool // a request began since that text
+}
+
+func (p *paragraphs) request() { p.newRequest = p.wrote }
+
+func (p *paragraphs) tool() { p.wrote, p.newRequest = false, false }
+
+// delta returns a piece of text as it is to be shown.
+func (p *paragraphs) delta(text string) string {
+	if text == "" {
+		return ""
+	}
+	if p.newRequest {
+		text, p.newRequest = "\n\n"+text, false
+	}
+	p.wrote = true
+	return text
 }
 
 // runWait waits for a task, then reports what it found.
@@ -517,7 +553,7 @@ func (c *Chat) send(ctx context.Context, text string) Reply {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if a.turn != nil {
-		return failed(busyText(cur))
+		return refused(&busyError{session: cur, turn: a.turn})
 	}
 	a.killed = false // talked to again: it is back
 	return Reply{turn: c.startTurn(a, cur.ID, engine.UserMessage(text))}
@@ -533,9 +569,36 @@ func (c *Chat) startTurn(a *agentState, id string, input ...sa.Message) *Turn {
 	return t
 }
 
-// busyText says that an agent is running a turn.
-func busyText(s sa.Session) string {
-	return sa.ShortID(s.ID) + " is still working: wait for its answer, or press Ctrl+C to stop it"
+// busyError: the agent runs a turn, and what was asked must wait until
+// it ends.
+type busyError struct {
+	session sa.Session
+	turn    *Turn
+}
+
+func (e *busyError) Error() string {
+	return sa.ShortID(e.session.ID) + " is still working: wait for its answer, or press Ctrl+C to stop it"
+}
+
+// refused is the reply to a line that could not be carried out; when an
+// agent's running turn refused it, the reply says which turn.
+func refused(err error) Reply {
+	r := failed(err.Error())
+	var busy *busyError
+	if errors.As(err, &busy) {
+		r.busy = busy.turn
+	}
+	return r
+}
+
+// runningTurn returns the turn an agent runs, or nil.
+func (c *Chat) runningTurn(id string) *Turn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a := c.agents[id]; a != nil {
+		return a.turn
+	}
+	return nil
 }
 
 // failed is a reply that explains in one line why nothing happened.
@@ -591,6 +654,12 @@ func transcript(history []sa.Message, limit int) []Block {
 		case m.Role == sa.RoleUser:
 			if t := m.Text(); t != "" {
 				blocks = append(blocks, Block{Kind: BlockUser, Text: t})
+			}
+		case m.Role == sa.RoleTool:
+			for _, p := range m.Parts {
+				if p.Type == sa.PartToolResult && p.IsError {
+					blocks = append(blocks, Block{Kind: BlockTool, Text: ToolFailedLine(p)})
+				}
 			}
 		case m.Role == sa.RoleAssistant:
 			var text strings.Builder

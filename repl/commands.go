@@ -153,7 +153,7 @@ func cmdFork(ctx context.Context, c *Chat, in Input) Reply {
 	parent := c.Current()
 	model, err := c.idleModel(ctx, parent, "fork")
 	if err != nil {
-		return failed(err.Error())
+		return refused(err)
 	}
 	child, err := c.store.Fork(ctx, parent.ID, sa.ForkOptions{Model: model})
 	if err != nil {
@@ -180,7 +180,7 @@ func cmdClear(ctx context.Context, c *Chat, _ Input) Reply {
 	cur := c.Current()
 	model, err := c.idleModel(ctx, cur, "clear")
 	if err != nil {
-		return failed(err.Error())
+		return refused(err)
 	}
 	msgs := []sa.Message{sa.ClearMessage()}
 	if model != "" {
@@ -203,7 +203,7 @@ func (c *Chat) idleModel(ctx context.Context, s sa.Session, doing string) (strin
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if a.turn != nil {
-		return "", errors.New(busyText(s))
+		return "", &busyError{session: s, turn: a.turn}
 	}
 	return a.model, nil
 }

@@ -3,9 +3,11 @@ package repl
 import (
 	"encoding/json"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"charm.land/lipgloss/v2/tree"
+	"github.com/charmbracelet/x/ansi"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/engine"
@@ -79,14 +81,39 @@ func ToolFailedLine(result sa.Part) string {
 	return failedMark + result.Name + ": " + clip(result.Output, maxToolLine)
 }
 
-// clip puts s on one line and cuts it to at most n runes, with "…".
+// clip puts s on one line, printable, and cuts it to at most n runes,
+// with "…".
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(printable(s)), " ")
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// printable is text from outside the chat (a model's answer, a tool's
+// output, a task's description) made safe to show: escape sequences and
+// control characters other than newlines and tabs are removed, so that a
+// command's colours or cursor moves cannot clear the screen, restyle it,
+// or leak into a script's transcript.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	s = strings.ReplaceAll(ansi.Strip(s), "\r\n", "\n")
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// isControl: a control character other than a newline or a tab, ESC (the
+// start of escape sequences) included.
+func isControl(r rune) bool {
+	return r != '\n' && r != '\t' && unicode.IsControl(r)
 }
 
 // AgentTree is the tree of agents of a chat, for /agents.

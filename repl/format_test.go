@@ -60,6 +60,38 @@ func TestToolLine(t *testing.T) {
 	}
 }
 
+func TestPrintable(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain text is left alone", "2+2 equals 4.\n\tindented — ✓ 日本", "2+2 equals 4.\n\tindented — ✓ 日本"},
+		{"colours", "\x1b[31mRED\x1b[0m ok", "RED ok"},
+		{"clear screen and cursor moves", "before\x1b[2J\x1b[1;1HOVERWRITTEN", "beforeOVERWRITTEN"},
+		{"window title (OSC)", "\x1b]0;pwned\x07title", "title"},
+		{"carriage returns and backspaces", "50%\r100%\r\nnext\bx", "50%100%\nnextx"},
+		{"C1 control", "a\u009b31mb", "a31mb"},
+		{"bell and NUL", "a\x07b\x00c", "abc"},
+	}
+	for _, tt := range tests {
+		if got := printable(tt.in); got != tt.want {
+			t.Errorf("%s: printable(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
+	}
+	// What the transcript shows of a failing coloured command.
+	failed := ToolFailedLine(sa.Part{Name: "bash", Output: "\x1b[2J\x1b[31mFAIL\x1b[0m: 2 tests\r\n"})
+	if failed != "✗ bash: FAIL: 2 tests" {
+		t.Errorf("ToolFailedLine = %q", failed)
+	}
+	var out strings.Builder
+	w := &writer{out: &out, style: plainStyle{}}
+	w.text("\x1b[1mbold\x1b[0m answer")
+	w.toolLine("→ bash printf '\x1b[2J'")
+	w.block(Block{Kind: BlockNotice, Text: "✓ Agent \"\x1b[31mx\" finished in 1s."})
+	if strings.ContainsFunc(out.String(), isControl) {
+		t.Errorf("the transcript holds control characters: %q", out.String())
+	}
+}
+
 func TestAgentTreeGolden(t *testing.T) {
 	s := func(id, agent string) sa.Session { return sa.Session{ID: id, Agent: agent} }
 	tree := &AgentTree{Session: s("aaaaaa0000000000", ""), Status: StatusIdle, Children: []*AgentTree{
@@ -190,4 +222,39 @@ func FuzzParseLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestParagraphsOfATurn(t *testing.T) {
+	const (
+		request = "<request>"
+		tool    = "<tool>"
+	)
+	tests := []struct {
+		name   string
+		events []string
+		want   string
+	}{
+		{"one request", []string{request, "2+2 ", "equals 4."}, "2+2 equals 4."},
+		{"an answer, then a notification read in the same turn", []string{request, "2+2 equals 4.", request, "Noted: ", "✓ done"}, "2+2 equals 4.\n\nNoted: ✓ done"},
+		{"tool calls between", []string{request, "Let me look.", tool, request, "Found it."}, "Let me look.Found it."},
+		{"a request with no text", []string{request, tool, request, request, "Done."}, "Done."},
+		{"empty pieces", []string{request, "", request, "", "Done."}, "Done."},
+	}
+	for _, tt := range tests {
+		var p paragraphs
+		var got strings.Builder
+		for _, e := range tt.events {
+			switch e {
+			case request:
+				p.request()
+			case tool:
+				p.tool()
+			default:
+				got.WriteString(p.delta(e))
+			}
+		}
+		if got.String() != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got.String(), tt.want)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"regexp"
 	"strings"
 
 	"charm.land/glamour/v2"
@@ -49,7 +50,25 @@ func (m *markdown) render(text string) string {
 	if err != nil {
 		return text
 	}
-	return trimBlankLines(out)
+	return trimLineEnds(trimBlankLines(out))
+}
+
+// trailingStyles is a run of style sequences at the end of a line.
+var trailingStyles = regexp.MustCompile(`(?:\x1b\[[0-9;:]*m)+$`)
+
+// trimLineEnds drops the spaces Glamour pads every line with up to the
+// full width: once the terminal is made narrower, the padding would wrap
+// into blank rows. Each line ends with its style reset.
+func trimLineEnds(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, line := range lines {
+		width := ansi.StringWidth(strings.TrimRight(ansi.Strip(line), " "))
+		if width == ansi.StringWidth(line) {
+			continue
+		}
+		lines[i] = trailingStyles.ReplaceAllString(ansi.Truncate(line, width, ""), "") + "\x1b[m"
+	}
+	return strings.Join(lines, "\n")
 }
 
 // trimBlankLines drops the blank lines Glamour puts around a document.

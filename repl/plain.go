@@ -89,12 +89,21 @@ type turnTranscript struct {
 }
 
 // handle prints a line, carries it out and waits for the turn it starts.
+// A script cannot see when an agent is busy: a line comes after the turn
+// the agent in view runs (woken by its tasks), rather than be refused.
 func (p *plainPrinter) handle(ctx context.Context, line string) Reply {
+	if !waitTurn(ctx, p.chat.runningTurn(p.chat.Current().ID)) {
+		return Reply{}
+	}
 	p.mu.Lock()
 	p.holding = true
 	p.w.block(Block{Kind: BlockUser, Text: strings.TrimSpace(line)})
 	p.mu.Unlock()
 	reply := p.chat.Submit(ctx, line)
+	// A wake that began meanwhile: after it, once more.
+	for reply.busy != nil && waitTurn(ctx, reply.busy) {
+		reply = p.chat.Submit(ctx, line)
+	}
 	p.mu.Lock()
 	for _, b := range reply.Blocks {
 		p.w.block(b)
@@ -117,6 +126,19 @@ func (p *plainPrinter) handle(ctx context.Context, line string) Reply {
 	}
 	p.held = nil
 	return reply
+}
+
+// waitTurn waits for a turn (if any) to end; false when ctx ended first.
+func waitTurn(ctx context.Context, t *Turn) bool {
+	if t == nil {
+		return true
+	}
+	select {
+	case <-t.done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func (p *plainPrinter) print(blocks ...Block) {
@@ -166,7 +188,9 @@ func (p *plainPrinter) event(e Event) {
 		}
 		p.output(text, e.Session == p.line && !e.Wake)
 	case TaskNotice:
-		p.output(render(Block{Kind: BlockNotice, Text: noticeText(e, p.chat.Current().ID)}), false)
+		// One for the agent answering the line now is printed at once:
+		// its answer may read it, and must not come before it.
+		p.output(render(Block{Kind: BlockNotice, Text: noticeText(e, p.chat.Current().ID)}), e.Session == p.line)
 	case TaskOutput:
 		b := waitResult(e)
 		if b.Kind == BlockError {

@@ -5,13 +5,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	sa "github.com/superagents/superagents"
-
+	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/internal/golden"
 	"github.com/superagents/superagents/internal/termtest"
 )
@@ -80,17 +82,17 @@ func TestPlainRestart(t *testing.T) {
 
 func TestPlainFailuresSetTheResult(t *testing.T) {
 	eng := testEngine(t, t.TempDir())
-	out, err := runPlain(t, openChat(t, eng, ""), "/bogus\n\nWhat is 1+1?\n/kill\n")
+	out, err := runPlain(t, openChat(t, eng, ""), "/bogus\n\nWhat is 1+1?\n/kill\nbreak something\n")
 	if err == nil || !strings.Contains(err.Error(), "2 lines of the chat failed") {
 		t.Fatalf("err = %v, want 2 failed lines", err)
 	}
-	for _, want := range []string{"> /bogus\n\nerror: unknown command /bogus", "1+1 equals 2.", "error: /kill needs an argument"} {
+	for _, want := range []string{"> /bogus\n\nerror: unknown command /bogus", "1+1 equals 2.", "error: /kill needs an argument", "✗ bash: broken [exit code 3]"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("transcript lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "\x1b") {
-		t.Errorf("piped output has escape codes:\n%q", out)
+	if strings.ContainsFunc(out, isControl) {
+		t.Errorf("piped output has escape codes or control characters:\n%q", out)
 	}
 }
 
@@ -205,6 +207,88 @@ func TestPlainWaitsForTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, "tasks.golden", []byte(termtest.NormalizeDurations(termtest.NormalizeIDs(p.out.String()))))
+}
+
+// TestPlainLineWaitsForAWake: a line typed while the agent in view runs a
+// turn its tasks woke is carried out after that turn, not refused: a
+// script cannot tell when an agent is busy.
+func TestPlainLineWaitsForAWake(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "script.toml")
+	// Woken, the model runs a command that waits for a file named
+	// wake-release, so the test decides when the wake ends.
+	wake := `
+[[rules]]
+contains = "finished in"
+step = 1
+tool_calls = [{ name = "bash", input = { command = "while [ ! -e wake-release ]; do sleep 0.02; done; echo woken" } }]
+`
+	if err := os.WriteFile(script, []byte(wake+termtest.OfflineScript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eng := testRig(t, t.TempDir(), map[string]string{config.EnvOfflineScript: script})
+	c := openChat(t, eng, "")
+	p := startPlain(t, c)
+	p.line(t, "please delegate the sum")
+	p.out.waitFor(t, "Launched.\n\n")
+	eng.release(t)
+	p.out.waitFor(t, `✓ Agent "add" finished in`)
+	deadline := time.Now().Add(time.Minute)
+	for c.runningTurn(c.Current().ID) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent was not woken:\n%s", p.out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.line(t, "What is 2+2?")
+	time.Sleep(200 * time.Millisecond) // time enough to be refused
+	if out := p.out.String(); strings.Contains(out, "2+2") || strings.Contains(out, "still working") {
+		t.Fatalf("the line did not wait for the wake:\n%s", out)
+	}
+	if err := os.WriteFile(filepath.Join(eng.ws, "wake-release"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.end(); err != nil {
+		t.Fatalf("%v:\n%s", err, p.out.String())
+	}
+	out := p.out.String()
+	woken, asked := strings.Index(out, "→ bash while"), strings.Index(out, "> What is 2+2?\n\n2+2 equals 4.\n\n")
+	if woken < 0 || asked < woken {
+		t.Fatalf("want the wake, then the line and its answer:\n%s", out)
+	}
+}
+
+// TestPlainNoticeDuringTheLine: the notification of a task of the agent
+// answering the line is printed when it comes, not after the answer,
+// which may read it.
+func TestPlainNoticeDuringTheLine(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "script.toml")
+	slow := `
+[[rules]]
+contains = "slow question"
+step = 1
+tool_calls = [{ name = "bash", input = { command = "while [ ! -e answer-release ]; do sleep 0.02; done" } }]
+`
+	if err := os.WriteFile(script, []byte(slow+termtest.OfflineScript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eng := testRig(t, t.TempDir(), map[string]string{config.EnvOfflineScript: script})
+	p := startPlain(t, openChat(t, eng, ""))
+	p.line(t, `/task --desc add general "wait for release"`)
+	p.line(t, "a slow question")
+	p.out.waitFor(t, "> a slow question")
+	eng.release(t)
+	// The line's turn still runs: the notification is there already.
+	p.out.waitFor(t, `✓ Agent "add" finished in`)
+	if err := os.WriteFile(filepath.Join(eng.ws, "answer-release"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.end(); err != nil {
+		t.Fatalf("%v:\n%s", err, p.out.String())
+	}
+	out := p.out.String()
+	if line, notice, answer := strings.Index(out, "> a slow question"), strings.Index(out, `✓ Agent "add"`), strings.Index(out, "→ bash while"); line < 0 || notice < line || answer < notice {
+		t.Fatalf("want the line, the notification, then the answer:\n%s", out)
+	}
 }
 
 // TestPlainNoticeOutOfView: the notification of an agent out of view, and

@@ -286,6 +286,7 @@ func (m *terminalModel) key(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	case "esc":
+		m.armed, m.hint = false, ""
 		if m.chat.Interrupt() {
 			m.hint = "Stopping the turn…"
 		}
@@ -293,12 +294,14 @@ func (m *terminalModel) key(k tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		return m.submit()
 	case "up":
+		m.armed, m.hint = false, "" // a line comes back: Ctrl+C clears it first
 		if line, ok := m.hist.Prev(m.input.Value()); ok {
 			m.input.SetValue(line)
 			m.input.CursorEnd()
 		}
 		return nil
 	case "down":
+		m.armed, m.hint = false, ""
 		if line, ok := m.hist.Next(); ok {
 			m.input.SetValue(line)
 			m.input.CursorEnd()
@@ -452,7 +455,14 @@ func (m *terminalModel) event(e Event) {
 	m.unseen[e.Session] = append(m.unseen[e.Session], blocks...)
 	if e.Kind == TurnEnd {
 		id := sa.ShortID(e.Session)
-		m.w.block(Block{Kind: BlockNote, Text: fmt.Sprintf("%s has finished its turn: /switch %s shows its answer.", id, id)})
+		text := fmt.Sprintf("%s has finished its turn: /switch %s shows its answer.", id, id)
+		switch {
+		case e.Cancelled:
+			text = fmt.Sprintf("%s was stopped: /switch %s shows what it did.", id, id)
+		case e.Err != nil:
+			text = fmt.Sprintf("%s failed: /switch %s shows why.", id, id)
+		}
+		m.w.block(Block{Kind: BlockNote, Text: text})
 	}
 }
 
@@ -476,7 +486,7 @@ func (m *terminalModel) View() tea.View {
 	if live := m.live[m.chat.Current().ID]; live != nil && live.Len() > 0 {
 		// Only the end of a long answer fits; all of it is printed above
 		// when it is complete.
-		lines := strings.Split(lipgloss.Wrap(strings.TrimRight(live.String(), "\n"), m.width, ""), "\n")
+		lines := strings.Split(lipgloss.Wrap(strings.TrimRight(printable(live.String()), "\n"), m.width, ""), "\n")
 		lines = lines[max(len(lines)-max(m.height-4, 3), 0):]
 		b.WriteString(strings.Join(lines, "\n") + "\n")
 	}

@@ -2,10 +2,12 @@ package repl
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
+	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -17,6 +19,7 @@ import (
 type screen struct {
 	mu    sync.Mutex
 	lines []string
+	raw   []string // as printed, escape codes and all
 	quits int
 }
 
@@ -24,6 +27,13 @@ func (s *screen) print(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lines = append(s.lines, ansi.Strip(text))
+	s.raw = append(s.raw, text)
+}
+
+func (s *screen) rawText() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.raw, "\n")
 }
 
 func (s *screen) quit() {
@@ -148,16 +158,20 @@ func TestTerminalCtrlC(t *testing.T) {
 
 	u.typeLine("please sleep")
 	u.until(func(e Event) bool { return e.Kind == TurnTool })
-	if v := ansi.Strip(u.m.View().Content); !strings.Contains(v, sa.ShortID(id)+" is working") {
+	v := ansi.Strip(u.m.View().Content)
+	if !strings.Contains(v, sa.ShortID(id)+" is working") {
 		t.Fatalf("no status line while the agent works:\n%s", v)
+	}
+	if !strings.ContainsAny(v, strings.Join(spinner.Dot.Frames, "")) {
+		t.Fatalf("no spinner on the status line:\n%s", v)
 	}
 	u.key(ctrlC)
 	if u.m.armed || strings.Contains(u.m.hint, "Ctrl+C again") {
 		t.Fatalf("the Ctrl+C that stops a turn prepares to exit: hint %q", u.m.hint)
 	}
 	u.until(endOf(id))
-	if got := u.screen.text(); !strings.Contains(got, "→ bash sleep 30") || !strings.Contains(got, "Cancelled.") {
-		t.Fatalf("screen after Ctrl+C:\n%s", got)
+	if got := u.screen.text(); !strings.Contains(got, "→ bash sleep 30") || !strings.Contains(got, "Cancelled.") || strings.Contains(got, "✗") {
+		t.Fatalf("screen after Ctrl+C (the call stopped with the turn is no failure):\n%s", got)
 	}
 	if u.screen.quits != 0 || u.m.hint != "" {
 		t.Fatalf("after the cancel: quits %d, hint %q", u.screen.quits, u.m.hint)
@@ -172,6 +186,40 @@ func TestTerminalCtrlC(t *testing.T) {
 	}
 	if v := u.m.View().Content; v != "" {
 		t.Fatalf("the view after quitting is %q, want nothing", v)
+	}
+}
+
+// TestTerminalStreamsThenRendersMarkdown: an answer shows below the
+// transcript as it streams in, then is printed rendered as Markdown, its
+// lines not padded to the width.
+func TestTerminalStreamsThenRendersMarkdown(t *testing.T) {
+	c, u := startTUI(t)
+	id := c.Current().ID
+	u.update(eventMsg{Session: id, Kind: TurnStart})
+	u.update(eventMsg{Session: id, Kind: TurnText, Text: "Here is **bold** text"})
+	if v := ansi.Strip(u.m.View().Content); !strings.Contains(v, "Here is **bold** text") {
+		t.Fatalf("the streamed answer is not in view:\n%s", v)
+	}
+	if strings.Contains(u.screen.text(), "Here is") {
+		t.Fatal("the answer was printed before it was complete")
+	}
+	u.update(eventMsg{Session: id, Kind: TurnText, Text: " and a list:\n\n- one\n- two\n"})
+	u.update(eventMsg{Session: id, Kind: TurnEnd})
+	if v := ansi.Strip(u.m.View().Content); strings.Contains(v, "Here is") {
+		t.Fatalf("the answer is still in view once printed:\n%s", v)
+	}
+	raw := u.screen.rawText()
+	plain := ansi.Strip(raw)
+	if !strings.Contains(plain, "Here is bold text and a list:") || strings.Contains(plain, "**") {
+		t.Fatalf("the answer is not rendered:\n%s", plain)
+	}
+	if !regexp.MustCompile(`\x1b\[[0-9;]*;1m(\x1b\[[0-9;]*m)*bold`).MatchString(raw) && !strings.Contains(raw, "\x1b[1mbold") {
+		t.Fatalf("bold is not bold: %q", raw)
+	}
+	for _, line := range strings.Split(plain, "\n") {
+		if strings.HasSuffix(line, " ") {
+			t.Fatalf("a line is padded: %q", line)
+		}
 	}
 }
 
@@ -263,6 +311,26 @@ func TestTerminalHistoryKeys(t *testing.T) {
 			t.Fatalf("step %d: prompt %q, want %q", i+1, got, s.want)
 		}
 	}
+	// A line brought back after a first Ctrl+C is not left to a second
+	// one that would exit: that Ctrl+C clears it, as it would a draft.
+	for _, back := range []tea.KeyPressMsg{up, down, esc} {
+		u.typeText("x") // typing disarms
+		u.m.input.Reset()
+		u.key(ctrlC)
+		if !u.m.armed {
+			t.Fatal("Ctrl+C at the empty prompt did not arm")
+		}
+		u.key(back)
+		if u.m.armed || u.m.hint != "" {
+			t.Fatalf("after %s: armed %v, hint %q: want both gone", back, u.m.armed, u.m.hint)
+		}
+		if back == up {
+			u.key(ctrlC)
+			if u.screen.quits != 0 || u.m.input.Value() != "" {
+				t.Fatalf("Ctrl+C on a line brought back: quits %d, prompt %q; want the line cleared", u.screen.quits, u.m.input.Value())
+			}
+		}
+	}
 }
 
 // TestTerminalAgentOutOfView: what an agent does while another is in view
@@ -280,7 +348,7 @@ func TestTerminalAgentOutOfView(t *testing.T) {
 	u.typeLine("/kill " + child)
 	u.until(endOf(child))
 	short := sa.ShortID(child)
-	if got := u.screen.text(); !strings.Contains(got, short+" has finished its turn: /switch "+short) || strings.Contains(got, "Cancelled.") {
+	if got := u.screen.text(); !strings.Contains(got, short+" was stopped: /switch "+short+" shows what it did.") || strings.Contains(got, "Cancelled.") {
 		t.Fatalf("screen while the child is out of view:\n%s", got)
 	}
 	u.typeLine("/switch " + child)
@@ -297,16 +365,33 @@ func TestTerminalRestoredTranscript(t *testing.T) {
 	dataDir := t.TempDir()
 	eng := testEngine(t, dataDir)
 	first := openChat(t, eng, "")
-	if _, err := runPlain(t, first, "What is 2+2?\nlist the files\n"); err != nil {
+	if _, err := runPlain(t, first, "What is 2+2?\nlist the files\nbreak something\n"); err != nil {
 		t.Fatal(err)
 	}
 	c := openChat(t, testEngine(t, dataDir), first.Current().ID)
 	u := newTUI(t, c, &History{})
 	got := u.screen.text()
-	for _, want := range []string{"> What is 2+2?", "2+2 equals 4.", "Let me look.", "→ bash echo one two"} {
+	if strings.Contains(u.screen.rawText(), "\x1b[2J") {
+		t.Errorf("the command's escape codes reached the screen: %q", u.screen.rawText())
+	}
+	for _, want := range []string{"> What is 2+2?", "2+2 equals 4.", "Let me look.", "→ bash echo one two", "✗ bash: broken [exit code 3]"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("restored screen lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// TestTerminalToolEscapes: what a failing command prints reaches the
+// screen without its escape codes.
+func TestTerminalToolEscapes(t *testing.T) {
+	c, u := startTUI(t)
+	u.typeLine("break something")
+	u.until(endOf(c.Current().ID))
+	if raw := u.screen.rawText(); strings.Contains(raw, "\x1b[2J") || strings.Contains(raw, "\r") {
+		t.Fatalf("the command's control codes reached the screen: %q", raw)
+	}
+	if got := u.screen.text(); !strings.Contains(got, "✗ bash: broken [exit code 3]") {
+		t.Fatalf("screen:\n%s", got)
 	}
 }
 

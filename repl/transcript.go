@@ -78,6 +78,7 @@ func (w *writer) chunk(s string) {
 
 // block writes one block of the transcript.
 func (w *writer) block(b Block) {
+	b.Text = printable(b.Text)
 	switch b.Kind {
 	case BlockHeader:
 		w.closeGroup()
@@ -99,8 +100,10 @@ func (w *writer) block(b Block) {
 	}
 }
 
-// text streams a piece of an answer as it is.
+// text streams a piece of an answer as it is (but for what is not
+// printable).
 func (w *writer) text(delta string) {
+	delta = printable(delta)
 	if delta == "" {
 		return
 	}
@@ -116,7 +119,7 @@ func (w *writer) toolLine(line string) {
 	if w.inText {
 		w.closeGroup()
 	}
-	w.write(w.style.tool(line) + "\n")
+	w.write(w.style.tool(printable(line)) + "\n")
 	w.inTools = true
 }
 

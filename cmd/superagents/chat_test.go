@@ -484,7 +484,7 @@ func TestChatFlags(t *testing.T) {
 		{[]string{"chat", "--session", "abcd", "--continue"}, "--session and --continue together"},
 		{[]string{"--continue", "--agent", "explore"}, "--agent starts a new chat"},
 		{[]string{"chat", "--continue"}, "there is no session yet"},
-		{[]string{"chat", "--session", "zzzzzz"}, "not found"},
+		{[]string{"chat", "--session", "zzzzzz"}, "no session with id zzzzzz"},
 		{[]string{"chat", "--agent", "nobody"}, "unknown agent"},
 		{[]string{"chat", "--model", "nope/x"}, `unknown provider "nope"`},
 		{[]string{"chat", "extra"}, "takes no arguments"},

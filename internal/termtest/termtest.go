@@ -161,10 +161,11 @@ func NormalizeIDs(s string) string {
 
 // OfflineScript is an offline model script for chat tests: asked to
 // sleep, the model runs "sleep 30" (a turn to cancel); asked to list, it
-// runs "echo one two". Asked to delegate, it launches a background task
-// ("delegate three": three at once) and says "Launched."; each task waits
-// until a file named release exists in the workspace, so that a test
-// decides when the tasks end. Woken by the notification, the model
+// runs "echo one two"; asked to break something, it runs a command that
+// clears the screen, prints "broken" in red and fails. Asked to delegate,
+// it launches a background task ("delegate three": three at once) and
+// says "Launched."; each task waits until a file named release exists in
+// the workspace, so that a test decides when the tasks end. Woken by the notification, the model
 // answers "Noted: " and the notification's first line.
 const OfflineScript = `
 [[rules]]
@@ -172,6 +173,12 @@ contains = "sleep"
 step = 1
 reply = "Sleeping now."
 tool_calls = [{ name = "bash", input = { command = "sleep 30" } }]
+
+[[rules]]
+contains = "break something"
+step = 1
+reply = "Trying."
+tool_calls = [{ name = "bash", input = { command = "printf '\u001b[2J\u001b[31mbroken\u001b[0m\r\n'; exit 3" } }]
 
 [[rules]]
 contains = "list"
