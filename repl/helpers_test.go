@@ -31,8 +31,15 @@ type rig struct {
 // testEngine builds a rig on the offline model.
 func testEngine(t testing.TB, dataDir string) *rig {
 	t.Helper()
+	return scriptedEngine(t, dataDir, "")
+}
+
+// scriptedEngine builds a rig on the offline model whose script has the
+// rules given before the chat script's.
+func scriptedEngine(t testing.TB, dataDir, rules string) *rig {
+	t.Helper()
 	script := filepath.Join(t.TempDir(), "script.toml")
-	if err := os.WriteFile(script, []byte(termtest.OfflineScript), 0o600); err != nil {
+	if err := os.WriteFile(script, []byte(rules+termtest.OfflineScript), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return testRig(t, dataDir, map[string]string{config.EnvOfflineScript: script})

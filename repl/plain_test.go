@@ -13,7 +13,6 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/internal/golden"
 	"github.com/superagents/superagents/internal/termtest"
 )
@@ -213,19 +212,14 @@ func TestPlainWaitsForTasks(t *testing.T) {
 // turn its tasks woke is carried out after that turn, not refused: a
 // script cannot tell when an agent is busy.
 func TestPlainLineWaitsForAWake(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "script.toml")
 	// Woken, the model runs a command that waits for a file named
 	// wake-release, so the test decides when the wake ends.
-	wake := `
+	eng := scriptedEngine(t, t.TempDir(), `
 [[rules]]
 contains = "finished in"
 step = 1
 tool_calls = [{ name = "bash", input = { command = "while [ ! -e wake-release ]; do sleep 0.02; done; echo woken" } }]
-`
-	if err := os.WriteFile(script, []byte(wake+termtest.OfflineScript), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	eng := testRig(t, t.TempDir(), map[string]string{config.EnvOfflineScript: script})
+`)
 	c := openChat(t, eng, "")
 	p := startPlain(t, c)
 	p.line(t, "please delegate the sum")
@@ -261,17 +255,12 @@ tool_calls = [{ name = "bash", input = { command = "while [ ! -e wake-release ];
 // answering the line is printed when it comes, not after the answer,
 // which may read it.
 func TestPlainNoticeDuringTheLine(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "script.toml")
-	slow := `
+	eng := scriptedEngine(t, t.TempDir(), `
 [[rules]]
 contains = "slow question"
 step = 1
 tool_calls = [{ name = "bash", input = { command = "while [ ! -e answer-release ]; do sleep 0.02; done" } }]
-`
-	if err := os.WriteFile(script, []byte(slow+termtest.OfflineScript), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	eng := testRig(t, t.TempDir(), map[string]string{config.EnvOfflineScript: script})
+`)
 	p := startPlain(t, openChat(t, eng, ""))
 	p.line(t, `/task --desc add general "wait for release"`)
 	p.line(t, "a slow question")

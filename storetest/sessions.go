@@ -86,16 +86,7 @@ func testResolveSession(t *testing.T, factory Factory) {
 	ctx := context.Background()
 	// Ids handed out in order: two share the prefix "abcd", one is a
 	// prefix-free neighbour.
-	queue := []string{"abcd000000000001", "abcd000000000002", "abce000000000003", "xyz7890000000004"}
-	var mu sync.Mutex
-	next := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		id := queue[0]
-		queue = queue[1:]
-		return id
-	}
-	st, _ := openStoreWith(t, factory, Options{NewID: next})
+	st, _ := openStoreWith(t, factory, Options{NewID: idsInOrder("abcd000000000001", "abcd000000000002", "abce000000000003", "xyz7890000000004")})
 	for range 4 {
 		mustCreate(t, st)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	sa "github.com/superagents/superagents"
@@ -48,6 +49,19 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("ChangeNotifier", func(t *testing.T) { testChangeNotifier(t, factory) })
 	t.Run("FinishTask", func(t *testing.T) { testFinishTask(t, factory) })
 	t.Run("Runners", func(t *testing.T) { testRunners(t, factory) })
+}
+
+// idsInOrder is an id generator that hands out ids in the order given,
+// so that tests can make ids that share a prefix.
+func idsInOrder(ids ...string) func() string {
+	var mu sync.Mutex
+	return func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		id := ids[0]
+		ids = ids[1:]
+		return id
+	}
 }
 
 // openStore opens a fresh store that is closed when the test ends, and

@@ -182,16 +182,7 @@ func testTasks(t *testing.T, factory Factory) {
 // the tasks' sessions), and only tasks answer.
 func testResolveTask(t *testing.T, factory Factory) {
 	ctx := context.Background()
-	queue := []string{"pppp000000000000", "abcd000000000001", "abcd000000000002", "abce000000000003"}
-	var mu sync.Mutex
-	next := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		id := queue[0]
-		queue = queue[1:]
-		return id
-	}
-	st, _ := openStoreWith(t, factory, Options{NewID: next})
+	st, _ := openStoreWith(t, factory, Options{NewID: idsInOrder("pppp000000000000", "abcd000000000001", "abcd000000000002", "abce000000000003")})
 	parent := mustCreate(t, st, user("Q1"))
 	mustCreateTask(t, st, newTask(parent.ID, "one"))
 	mustCreateTask(t, st, newTask(parent.ID, "two"))
