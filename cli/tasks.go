@@ -358,7 +358,10 @@ func (a *app) workerLaunch(ctx context.Context, mgr *tasks.Manager, req workerRe
 	if req.resume != "" {
 		return mgr.Resume(ctx, req.resume, req.prompt)
 	}
-	st, _ := a.openStore(ctx)
+	st, err := a.openStore(ctx)
+	if err != nil {
+		return sa.Task{}, err
+	}
 	sess, err := st.ResolveSession(ctx, req.session)
 	if err != nil {
 		return sa.Task{}, err
