@@ -214,6 +214,38 @@ func TestTaskCommandErrors(t *testing.T) {
 	}
 }
 
+// TestTaskLaunchFork: a task launched with --fork starts from the digest
+// of its session's conversation, and recalls what was asked there.
+func TestTaskLaunchFork(t *testing.T) {
+	h := newHarness(t)
+	parent := h.ok(seedParent, "import", "-")
+	for _, tt := range []struct {
+		fork bool
+		want string
+	}{
+		{true, `Your first question was "What is 2+2?"`},
+		{false, "You have not asked anything before this question."},
+	} {
+		args := []string{"task", "launch", "--session", parent, "--agent", "general", "--description", "recall", "--wait"}
+		if tt.fork {
+			args = append(args, "--fork")
+		}
+		out := h.ok("", append(args, "What was my first question?")...)
+		if !strings.Contains(out, tt.want) {
+			t.Errorf("fork %v: output %q, want %q", tt.fork, out, tt.want)
+		}
+	}
+	var list []struct {
+		IsForked bool `json:"is_forked"`
+	}
+	if err := json.Unmarshal([]byte(h.ok("", "tasks", "--session", parent, "--json")), &list); err != nil || len(list) != 2 {
+		t.Fatalf("tasks --json: %v %v", list, err)
+	}
+	if !list[1].IsForked || list[0].IsForked { // newest first
+		t.Fatalf("is_forked of the tasks, newest first: %v, %v", list[0].IsForked, list[1].IsForked)
+	}
+}
+
 // binary builds superagents once for the tests that need a real process.
 var binary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "superagents-bin")
