@@ -326,6 +326,14 @@ func TestErrorCodes(t *testing.T) {
 		{"timeout wrapping to a short one", "POST", "/v1/tasks", `{"timeout": 18446744074}`, nil, 400, "at most", "timeout"},
 		{"timeout wrapping to a negative one", "POST", "/v1/tasks", `{"timeout": 9300000000}`, nil, 400, "at most", "timeout"},
 		{"timeout beyond any integer", "POST", "/v1/tasks", `{"timeout": 1e300}`, nil, 400, "at most", "timeout"},
+		{"session_id too short", "POST", "/v1/tasks", map[string]any{"session_id": "zzz", "agent": "general", "description": "d", "prompt": "p"}, nil, 400, `session_id: id prefix "zzz" is too short`, "session_id"},
+		{"unknown session_id", "POST", "/v1/tasks", map[string]any{"session_id": "zzzzzzzz", "agent": "general", "description": "d", "prompt": "p"}, nil, 404, "session_id: no session", "session_id"},
+		{"ambiguous session_id", "POST", "/v1/tasks", map[string]any{"session_id": "abcd", "agent": "general", "description": "d", "prompt": "p"}, nil, 400, `session_id: id prefix "abcd" is ambiguous`, "session_id"},
+		{"resume id too short", "POST", "/v1/tasks", map[string]any{"resume": "zzz", "prompt": "more"}, nil, 400, `resume: id prefix "zzz" is too short`, "resume"},
+		{"unknown resume id", "POST", "/v1/tasks", map[string]any{"resume": "zzzzzzzz", "prompt": "more"}, nil, 404, "resume: no task", "resume"},
+		{"ambiguous resume id", "POST", "/v1/tasks", map[string]any{"resume": "abcd", "prompt": "more"}, nil, 400, `resume: id prefix "abcd" is ambiguous`, "resume"},
+		// A task whose state refuses the resume is no fault of the field.
+		{"resume a running task in the body", "POST", "/v1/tasks", map[string]any{"resume": running.ID, "prompt": "more"}, nil, 409, "only completed tasks", ""},
 		{"timeout with resume", "POST", "/v1/tasks", map[string]any{"resume": completed.ID, "prompt": "more", "timeout": 60}, nil, 400, "resumed task keeps", "timeout"},
 		{"session filter too short", "GET", "/v1/tasks?session=zzz", nil, nil, 400, "too short", "session"},
 		{"unknown session filter", "GET", "/v1/tasks?session=zzzzzzzz", nil, nil, 404, "no session", "session"},
@@ -392,6 +400,10 @@ func TestErrorCodes(t *testing.T) {
 		if r.status != http.StatusGone || !strings.Contains(r.object(t)["error"].(string), "new superagents_task") {
 			t.Fatalf("resume of a task whose session is gone = %d %s, want 410", r.status, r.body)
 		}
+		r = h.request("POST", "/v1/tasks", map[string]any{"resume": completed.ID, "prompt": "more"})
+		if body := r.object(t); r.status != http.StatusGone || body["field"] != nil {
+			t.Fatalf("resume in the body of a task whose session is gone = %d %s, want 410 with no field", r.status, r.body)
+		}
 	})
 }
 
@@ -419,6 +431,8 @@ func TestErrorBodiesGolden(t *testing.T) {
 		{"POST", "/v1/tasks", `{"timeout": 1.5}`, nil},
 		{"POST", "/v1/tasks", `{"timeout": 18446744074}`, nil},
 		{"GET", "/v1/tasks?session=zzz", nil, nil},
+		{"POST", "/v1/tasks", map[string]any{"session_id": "zzzzzzzz", "agent": "general", "description": "d", "prompt": "p"}, nil},
+		{"POST", "/v1/tasks", map[string]any{"resume": "zzz", "prompt": "p"}, nil},
 		{"DELETE", "/v1/tasks", nil, nil},
 		{"GET", "/v1/nowhere", nil, nil},
 	}
