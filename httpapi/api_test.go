@@ -215,6 +215,54 @@ func TestLaunchTimeout(t *testing.T) {
 	}
 }
 
+// A launch with fork gives the task the parent's context: the task is
+// marked forked, and its conversation opens with the fork's preamble and
+// the digest of the parent's history, before the prompt.
+func TestLaunchFork(t *testing.T) {
+	h := newHarness(t)
+	parent := h.session()
+	h.ok(http.StatusOK, "POST", "/v1/sessions/"+parent.ID+"/messages?wait=true", map[string]any{"text": "quick: the port is 8080"}, nil)
+	tests := []struct {
+		name       string
+		fork       bool
+		indicators string
+	}{
+		{"fork", true, "(forked)"},
+		{"no fork", false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var launched struct {
+				sa.Task
+				Indicators string `json:"indicators"`
+			}
+			h.ok(http.StatusCreated, "POST", "/v1/tasks", map[string]any{"session_id": parent.ID, "agent": "general",
+				"description": tt.name, "prompt": "quick: " + tt.name, "fork": tt.fork}, &launched)
+			if launched.IsForked != tt.fork || launched.Indicators != tt.indicators {
+				t.Fatalf("launch answered is_forked %v, indicators %q; want %v, %q", launched.IsForked, launched.Indicators, tt.fork, tt.indicators)
+			}
+			if done := h.waitTask(launched.ID); done.Status != sa.TaskCompleted || done.Result != "answer: "+tt.name {
+				t.Fatalf("task ended %s with %q", done.Status, done.Result)
+			}
+			var got struct {
+				Messages []sa.Message `json:"messages"`
+			}
+			h.ok(http.StatusOK, "GET", "/v1/tasks/"+launched.ID+"/messages", nil, &got)
+			msgs := got.Messages
+			if tt.fork {
+				if len(msgs) == 0 || msgs[0].Role != sa.RoleSystem || !strings.Contains(msgs[0].Text(), "forked from a parent agent") ||
+					!strings.Contains(msgs[0].Text(), "User: quick: the port is 8080") {
+					t.Fatalf("a forked task's first message is not the preamble with the parent's digest: %+v", msgs)
+				}
+				msgs = msgs[1:]
+			}
+			if len(msgs) == 0 || msgs[0].Role != sa.RoleUser || msgs[0].Text() != "quick: "+tt.name {
+				t.Fatalf("the task's conversation does not go on with its prompt: %+v", msgs)
+			}
+		})
+	}
+}
+
 func TestTaskGroup(t *testing.T) {
 	h := newHarness(t)
 	parent := h.session()
