@@ -34,6 +34,7 @@ func ids(list []sa.Task) []string {
 }
 
 func TestTaskEndpoints(t *testing.T) {
+	testStart := time.Now()
 	h := newHarness(t)
 	parent := h.session()
 	other := h.session()
@@ -136,6 +137,16 @@ func TestTaskEndpoints(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
 		gate := h.gate("cancel-gate")
 		running := h.launch(parent.ID, "waits", "gate: "+string(gate))
+		h.toolStarted(running.ID)
+		// While it runs, the stats list it as active.
+		var stats struct {
+			Active      int       `json:"active"`
+			ActiveTasks []sa.Task `json:"active_tasks"`
+		}
+		h.ok(http.StatusOK, "GET", "/v1/stats", nil, &stats)
+		if stats.Active != 1 || len(stats.ActiveTasks) != 1 || stats.ActiveTasks[0].ID != running.ID || stats.ActiveTasks[0].Status != sa.TaskRunning {
+			t.Fatalf("stats while %s runs: active %d, active_tasks %+v", running.ID, stats.Active, stats.ActiveTasks)
+		}
 		var cancelled sa.Task
 		h.ok(http.StatusOK, "POST", "/v1/tasks/"+running.ID+"/cancel", nil, &cancelled)
 		if cancelled.Status != sa.TaskCancelled {
@@ -150,27 +161,55 @@ func TestTaskEndpoints(t *testing.T) {
 
 	t.Run("stats and health", func(t *testing.T) {
 		var stats struct {
-			Total     int                   `json:"total"`
-			ByStatus  map[sa.TaskStatus]int `json:"by_status"`
-			ByAgent   map[string]int        `json:"by_agent"`
-			Active    int                   `json:"active"`
-			Durations struct {
+			Total       int                   `json:"total"`
+			ByStatus    map[sa.TaskStatus]int `json:"by_status"`
+			ByAgent     map[string]int        `json:"by_agent"`
+			ToolCalls   int                   `json:"tool_calls"`
+			Active      int                   `json:"active"`
+			ActiveTasks []sa.Task             `json:"active_tasks"`
+			Durations   struct {
 				Count int   `json:"count"`
+				AvgMS int64 `json:"avg_ms"`
 				MaxMS int64 `json:"max_ms"`
 				MinMS int64 `json:"min_ms"`
 			} `json:"durations"`
 		}
 		h.ok(http.StatusOK, "GET", "/v1/stats", nil, &stats)
 		if stats.Total != 4 || stats.ByStatus[sa.TaskCompleted] != 3 || stats.ByStatus[sa.TaskCancelled] != 1 ||
-			stats.ByAgent["general"] != 4 || stats.Active != 0 || stats.Durations.Count != 4 || stats.Durations.MaxMS < stats.Durations.MinMS {
+			stats.ByAgent["general"] != 4 || stats.Active != 0 || len(stats.ActiveTasks) != 0 || stats.ToolCalls < 1 {
 			t.Fatalf("stats = %+v", stats)
+		}
+		// The cancelled task ran a model call and a tool: its run took
+		// time, so the average is above 0.
+		if d := stats.Durations; d.Count != 4 || d.AvgMS <= 0 || d.AvgMS < d.MinMS || d.AvgMS > d.MaxMS {
+			t.Fatalf("durations = %+v, want 4 with min <= avg <= max and avg > 0", d)
 		}
 		if _, ok := stats.ByStatus[sa.TaskQueued]; !ok {
 			t.Error("by_status leaves out statuses no task has")
 		}
-		health := h.ok(http.StatusOK, "GET", "/v1/health", nil, nil).object(t)
-		if health["status"] != "ok" || health["tasks"] != float64(4) || health["version"] != "test" {
-			t.Fatalf("health = %v", health)
+		var health struct {
+			Status        string    `json:"status"`
+			Version       string    `json:"version"`
+			Tasks         int       `json:"tasks"`
+			StartedAt     time.Time `json:"started_at"`
+			UptimeSeconds *int64    `json:"uptime_seconds"`
+			Uptime        string    `json:"uptime"`
+		}
+		h.ok(http.StatusOK, "GET", "/v1/health", nil, &health)
+		if health.Status != "ok" || health.Tasks != 4 || health.Version != "test" {
+			t.Fatalf("health = %+v", health)
+		}
+		// The server started with this test, and has been up since.
+		now := time.Now()
+		if health.StartedAt.Before(testStart) || health.StartedAt.After(now) || health.StartedAt.Location() != time.UTC {
+			t.Errorf("health: started_at %v, want a UTC time between %v and %v", health.StartedAt, testStart, now)
+		}
+		upper := now.Sub(health.StartedAt)
+		if health.UptimeSeconds == nil || *health.UptimeSeconds < 0 || time.Duration(*health.UptimeSeconds)*time.Second > upper {
+			t.Errorf("health: uptime_seconds %v, want 0 to %v", health.UptimeSeconds, upper)
+		}
+		if d, err := time.ParseDuration(health.Uptime); err != nil || d < 0 || d > upper+time.Second {
+			t.Errorf("health: uptime %q (%v), want a duration of 0 to %v", health.Uptime, err, upper)
 		}
 	})
 }
@@ -263,43 +302,88 @@ func TestLaunchFork(t *testing.T) {
 	}
 }
 
+// taskGroup is the answer of GET /v1/task-groups/{batch}.
+type taskGroup struct {
+	BatchID        string    `json:"batch_id"`
+	Tasks          []sa.Task `json:"tasks"`
+	Total          int       `json:"total"`
+	Queued         int       `json:"queued"`
+	Running        int       `json:"running"`
+	Completed      int       `json:"completed"`
+	Error          int       `json:"error"`
+	Cancelled      int       `json:"cancelled"`
+	CompletionRate float64   `json:"completion_rate"`
+	EndedAt        *string   `json:"ended_at"`
+	DurationMS     *int64    `json:"duration_ms"`
+	ToolCalls      *int      `json:"tool_calls"`
+}
+
+// String shows the sums, not the tasks.
+func (g taskGroup) String() string {
+	deref := func(p *int64) any {
+		if p == nil {
+			return nil
+		}
+		return *p
+	}
+	calls := any(nil)
+	if g.ToolCalls != nil {
+		calls = *g.ToolCalls
+	}
+	return fmt.Sprintf("batch %s: %d tasks, %d queued, %d running, %d completed, %d error, %d cancelled; completion_rate %v, tool_calls %v, duration_ms %v, ended_at %v",
+		g.BatchID, g.Total, g.Queued, g.Running, g.Completed, g.Error, g.Cancelled, g.CompletionRate, calls, deref(g.DurationMS), g.EndedAt != nil)
+}
+
 func TestTaskGroup(t *testing.T) {
 	h := newHarness(t)
 	parent := h.session()
-	// The agent launches three tasks in one turn: one batch.
+	// The agent launches five tasks in one turn, one batch: three that
+	// complete, one that waits for a gate until it is cancelled, and one
+	// whose model call fails.
+	gate := h.gate("group-gate")
 	var turn struct {
 		Turn struct{ Status, Answer string } `json:"turn"`
 	}
-	h.ok(http.StatusOK, "POST", "/v1/sessions/"+parent.ID+"/messages?wait=true", map[string]any{"text": "launch: 3"}, &turn)
+	h.ok(http.StatusOK, "POST", "/v1/sessions/"+parent.ID+"/messages?wait=true",
+		map[string]any{"text": "launch: quick: one | quick: two | quick: three | gate: " + string(gate) + " | fail"}, &turn)
 	if turn.Turn.Status != "completed" {
 		t.Fatalf("turn = %+v", turn)
 	}
 	var list taskList
 	h.ok(http.StatusOK, "GET", "/v1/tasks?session="+parent.ID, nil, &list)
-	if len(list.Tasks) != 3 {
-		t.Fatalf("the turn launched %d tasks, want 3", len(list.Tasks))
+	if len(list.Tasks) != 5 {
+		t.Fatalf("the turn launched %d tasks, want 5", len(list.Tasks))
 	}
+	var gated sa.Task
 	for _, task := range list.Tasks {
-		h.waitTask(task.ID)
+		if strings.HasPrefix(task.Prompt, "gate:") {
+			gated = task
+		}
 	}
-	batch := list.Tasks[0].BatchID
-	var group struct {
-		BatchID        string    `json:"batch_id"`
-		Tasks          []sa.Task `json:"tasks"`
-		Total          int       `json:"total"`
-		Completed      int       `json:"completed"`
-		Running        int       `json:"running"`
-		Error          int       `json:"error"`
-		Cancelled      int       `json:"cancelled"`
-		CompletionRate float64   `json:"completion_rate"`
-		EndedAt        *string   `json:"ended_at"`
-		DurationMS     *int64    `json:"duration_ms"`
-		ToolCalls      *int      `json:"tool_calls"`
+	batch := gated.BatchID
+	h.toolStarted(gated.ID)
+	for _, task := range list.Tasks {
+		if task.ID != gated.ID {
+			h.waitTask(task.ID)
+		}
 	}
+
+	var group taskGroup
+	h.ok(http.StatusOK, "GET", "/v1/task-groups/"+batch, nil, &group)
+	if group.Total != 5 || group.Running != 1 || group.Completed != 3 || group.Error != 1 || group.EndedAt != nil {
+		t.Fatalf("group while one task runs: %v", group)
+	}
+
+	h.ok(http.StatusOK, "POST", "/v1/tasks/"+gated.ID+"/cancel", nil, nil)
 	h.ok(http.StatusOK, "GET", "/v1/task-groups/"+batch[:6], nil, &group)
-	if group.BatchID != batch || group.Total != 3 || group.Completed != 3 || group.Running != 0 || group.CompletionRate != 1 ||
-		group.EndedAt == nil || group.DurationMS == nil || group.ToolCalls == nil {
-		t.Fatalf("group = %+v", group)
+	if group.BatchID != batch || group.Total != 5 || group.Queued != 0 || group.Running != 0 ||
+		group.Completed != 3 || group.Error != 1 || group.Cancelled != 1 || group.CompletionRate != 0.6 || group.EndedAt == nil {
+		t.Fatalf("group: %v", group)
+	}
+	// The gated task ran bash; the batch lasted from its first launch to
+	// its last ending.
+	if group.ToolCalls == nil || *group.ToolCalls < 1 || group.DurationMS == nil || *group.DurationMS <= 0 {
+		t.Fatalf("group: %v; want tool_calls and duration_ms above 0", group)
 	}
 	if !slices.IsSortedFunc(group.Tasks, func(a, b sa.Task) int { return a.CreatedAt.Compare(b.CreatedAt) }) {
 		t.Errorf("group tasks are not in launch order: %+v", group.Tasks)
