@@ -27,8 +27,10 @@ const DefaultServeAddr = "127.0.0.1:5165"
 // ration a local tool: a dashboard and a few agents stay well under it.
 const defaultRateLimit = 200
 
-// mcpSessionTimeout ends an MCP session whose client went quiet (its
-// tasks go on).
+// mcpSessionTimeout ends an MCP session whose client went quiet: no
+// request for this long and no task of its still running, so a host that
+// waits for a long task's notification keeps its session (the tasks stay
+// in the store either way).
 const mcpSessionTimeout = 30 * time.Minute
 
 type serveFlags struct {
