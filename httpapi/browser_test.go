@@ -27,12 +27,18 @@ func findChromium() string {
 }
 
 // artifactDir is where the browser test saves its screenshots:
-// $SUPERAGENTS_ARTIFACTS/dashboard, or a temporary directory.
+// $SUPERAGENTS_ARTIFACTS/dashboard (scripts/test sets it), or a temporary
+// directory.
 func artifactDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	if root := os.Getenv("SUPERAGENTS_ARTIFACTS"); root != "" {
 		dir = filepath.Join(root, "dashboard")
+		// This run's screenshots only: a failed step's from an earlier run
+		// would mislead.
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
