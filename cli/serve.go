@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -55,9 +56,9 @@ is refused unless --allow-remote is given: then anyone who can reach the
 port and holds the token controls your agents, over plain HTTP.
 
 While it runs, server.json in the data directory tells local programs its
-URL, port and process id. SIGINT or SIGTERM stops it gracefully: requests
-in flight may finish (--shutdown-timeout), then running tasks end as
-interrupted and server.json is removed.`
+URL, port and process id. SIGINT or SIGTERM stops it gracefully: it stops
+accepting connections and removes server.json, requests in flight may
+finish (--shutdown-timeout), then running tasks end as interrupted.`
 
 func (a *app) serveCommand() *cobra.Command {
 	var f serveFlags
@@ -143,10 +144,19 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		ln.Close()
 		return err
 	}
-	defer func() {
+	// server.json sends local programs to a server that answers: it goes
+	// as soon as shutdown begins and the listener closes, not once the
+	// requests in flight and the task manager are done, which may take a
+	// while during which the port accepts nobody.
+	removeDiscovery := sync.OnceFunc(func() {
 		if err := httpapi.RemoveDiscovery(dir, os.Getpid()); err != nil {
 			fmt.Fprintf(a.env.Stderr, "warning: %v\n", err)
 		}
+	})
+	stopRemoval := context.AfterFunc(ctx, removeDiscovery)
+	defer func() {
+		stopRemoval()
+		removeDiscovery() // also when Serve failed; waits for a removal under way
 	}()
 	if created {
 		fmt.Fprintf(a.env.Stderr, "A new API token was made and saved in %s (superagents serve --print-token prints it).\n", dir)
