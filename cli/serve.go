@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -27,8 +28,10 @@ const DefaultServeAddr = "127.0.0.1:5165"
 // ration a local tool: a dashboard and a few agents stay well under it.
 const defaultRateLimit = 200
 
-// mcpSessionTimeout ends an MCP session whose client went quiet (its
-// tasks go on).
+// mcpSessionTimeout ends an MCP session whose client went quiet: no
+// request for this long and no task of its still running, so a host that
+// waits for a long task's notification keeps its session (the tasks stay
+// in the store either way).
 const mcpSessionTimeout = 30 * time.Minute
 
 type serveFlags struct {
@@ -53,9 +56,9 @@ is refused unless --allow-remote is given: then anyone who can reach the
 port and holds the token controls your agents, over plain HTTP.
 
 While it runs, server.json in the data directory tells local programs its
-URL, port and process id. SIGINT or SIGTERM stops it gracefully: requests
-in flight may finish (--shutdown-timeout), then running tasks end as
-interrupted and server.json is removed.`
+URL, port and process id. SIGINT or SIGTERM stops it gracefully: it stops
+accepting connections and removes server.json, requests in flight may
+finish (--shutdown-timeout), then running tasks end as interrupted.`
 
 func (a *app) serveCommand() *cobra.Command {
 	var f serveFlags
@@ -141,10 +144,19 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		ln.Close()
 		return err
 	}
-	defer func() {
+	// server.json sends local programs to a server that answers: it goes
+	// as soon as shutdown begins and the listener closes, not once the
+	// requests in flight and the task manager are done, which may take a
+	// while during which the port accepts nobody.
+	removeDiscovery := sync.OnceFunc(func() {
 		if err := httpapi.RemoveDiscovery(dir, os.Getpid()); err != nil {
 			fmt.Fprintf(a.env.Stderr, "warning: %v\n", err)
 		}
+	})
+	stopRemoval := context.AfterFunc(ctx, removeDiscovery)
+	defer func() {
+		stopRemoval()
+		removeDiscovery() // also when Serve failed; waits for a removal under way
 	}()
 	if created {
 		fmt.Fprintf(a.env.Stderr, "A new API token was made and saved in %s (superagents serve --print-token prints it).\n", dir)

@@ -139,6 +139,112 @@ func TestServe(t *testing.T) {
 	}
 }
 
+// TestServeDiscoveryGoesWhenShutdownBegins: server.json is removed as
+// soon as the server stops accepting connections, while a request is
+// still in flight, not once everything has closed: a program that reads
+// it must not be sent to a port that no longer answers.
+func TestServeDiscoveryGoesWhenShutdownBegins(t *testing.T) {
+	h := newHarness(t)
+	h.env["SUPERAGENTS_OFFLINE_SCRIPT"] = writeScript(t)
+	ws := t.TempDir()
+	token := h.ok("", "serve", "--print-token")
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var stderr syncBuffer
+	exited := make(chan int, 1)
+	go func() {
+		exited <- cli.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", ws, "--shutdown-timeout", "2m"}, cli.Env{
+			Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr,
+			Getenv: func(k string) string { return h.env[k] },
+		})
+	}()
+	d := waitDiscovery(t, h.dataDir, exited, &stderr)
+	release := func() {
+		if err := os.WriteFile(filepath.Join(ws, "release"), nil, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(func() {
+		if t.Failed() { // let the turn and the server end
+			release()
+			stop()
+			select {
+			case <-exited:
+			case <-time.After(time.Minute):
+			}
+		}
+	})
+
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	call := func(method, path, body string) (int, map[string]any, error) {
+		req, _ := http.NewRequest(method, d.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := client.Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		err = json.NewDecoder(res.Body).Decode(&out)
+		return res.StatusCode, out, err
+	}
+	code, sess, err := call("POST", "/v1/sessions", "{}")
+	if err != nil || code != http.StatusCreated {
+		t.Fatalf("create session = %d %v %v", code, sess, err)
+	}
+	id := sess["id"].(string)
+	// A turn that waits for the release file, asked for with wait=true:
+	// its request stays in flight.
+	type answer struct {
+		code int
+		body map[string]any
+		err  error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		code, body, err := call("POST", "/v1/sessions/"+id+"/messages?wait=true", `{"text": "What is 2+2? (wait for release)"}`)
+		answered <- answer{code, body, err}
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, got, err := call("GET", "/v1/sessions/"+id, "")
+		if turn, _ := got["turn"].(map[string]any); err == nil && turn["status"] == "running" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the turn did not start within a minute: %v %v", got, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	stop() // as SIGINT does
+	deadline = time.Now().Add(time.Minute)
+	for {
+		_, err := os.Stat(filepath.Join(h.dataDir, httpapi.DiscoveryFile))
+		if errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		select {
+		case a := <-answered:
+			t.Fatalf("the request in flight ended (%d %v %v) before %s was removed", a.code, a.body, a.err, httpapi.DiscoveryFile)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is still there a minute into the shutdown, with a request in flight", httpapi.DiscoveryFile)
+		}
+	}
+	release()
+	a := <-answered
+	if turn, _ := a.body["turn"].(map[string]any); a.err != nil || a.code != http.StatusOK || turn["answer"] != "2+2 equals 4." {
+		t.Fatalf("the request in flight got %d %v %v, want its answer", a.code, a.body, a.err)
+	}
+	if code := <-exited; code != cli.ExitOK {
+		t.Fatalf("serve exited with %d: %s", code, stderr.String())
+	}
+}
+
 // bearerTransport adds the token to every request.
 type bearerTransport struct {
 	token string

@@ -34,6 +34,7 @@ func ids(list []sa.Task) []string {
 }
 
 func TestTaskEndpoints(t *testing.T) {
+	testStart := time.Now()
 	h := newHarness(t)
 	parent := h.session()
 	other := h.session()
@@ -136,6 +137,16 @@ func TestTaskEndpoints(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
 		gate := h.gate("cancel-gate")
 		running := h.launch(parent.ID, "waits", "gate: "+string(gate))
+		h.toolStarted(running.ID)
+		// While it runs, the stats list it as active.
+		var stats struct {
+			Active      int       `json:"active"`
+			ActiveTasks []sa.Task `json:"active_tasks"`
+		}
+		h.ok(http.StatusOK, "GET", "/v1/stats", nil, &stats)
+		if stats.Active != 1 || len(stats.ActiveTasks) != 1 || stats.ActiveTasks[0].ID != running.ID || stats.ActiveTasks[0].Status != sa.TaskRunning {
+			t.Fatalf("stats while %s runs: active %d, active_tasks %+v", running.ID, stats.Active, stats.ActiveTasks)
+		}
 		var cancelled sa.Task
 		h.ok(http.StatusOK, "POST", "/v1/tasks/"+running.ID+"/cancel", nil, &cancelled)
 		if cancelled.Status != sa.TaskCancelled {
@@ -150,27 +161,55 @@ func TestTaskEndpoints(t *testing.T) {
 
 	t.Run("stats and health", func(t *testing.T) {
 		var stats struct {
-			Total     int                   `json:"total"`
-			ByStatus  map[sa.TaskStatus]int `json:"by_status"`
-			ByAgent   map[string]int        `json:"by_agent"`
-			Active    int                   `json:"active"`
-			Durations struct {
+			Total       int                   `json:"total"`
+			ByStatus    map[sa.TaskStatus]int `json:"by_status"`
+			ByAgent     map[string]int        `json:"by_agent"`
+			ToolCalls   int                   `json:"tool_calls"`
+			Active      int                   `json:"active"`
+			ActiveTasks []sa.Task             `json:"active_tasks"`
+			Durations   struct {
 				Count int   `json:"count"`
+				AvgMS int64 `json:"avg_ms"`
 				MaxMS int64 `json:"max_ms"`
 				MinMS int64 `json:"min_ms"`
 			} `json:"durations"`
 		}
 		h.ok(http.StatusOK, "GET", "/v1/stats", nil, &stats)
 		if stats.Total != 4 || stats.ByStatus[sa.TaskCompleted] != 3 || stats.ByStatus[sa.TaskCancelled] != 1 ||
-			stats.ByAgent["general"] != 4 || stats.Active != 0 || stats.Durations.Count != 4 || stats.Durations.MaxMS < stats.Durations.MinMS {
+			stats.ByAgent["general"] != 4 || stats.Active != 0 || len(stats.ActiveTasks) != 0 || stats.ToolCalls < 1 {
 			t.Fatalf("stats = %+v", stats)
+		}
+		// The cancelled task ran a model call and a tool: its run took
+		// time, so the average is above 0.
+		if d := stats.Durations; d.Count != 4 || d.AvgMS <= 0 || d.AvgMS < d.MinMS || d.AvgMS > d.MaxMS {
+			t.Fatalf("durations = %+v, want 4 with min <= avg <= max and avg > 0", d)
 		}
 		if _, ok := stats.ByStatus[sa.TaskQueued]; !ok {
 			t.Error("by_status leaves out statuses no task has")
 		}
-		health := h.ok(http.StatusOK, "GET", "/v1/health", nil, nil).object(t)
-		if health["status"] != "ok" || health["tasks"] != float64(4) || health["version"] != "test" {
-			t.Fatalf("health = %v", health)
+		var health struct {
+			Status        string    `json:"status"`
+			Version       string    `json:"version"`
+			Tasks         int       `json:"tasks"`
+			StartedAt     time.Time `json:"started_at"`
+			UptimeSeconds *int64    `json:"uptime_seconds"`
+			Uptime        string    `json:"uptime"`
+		}
+		h.ok(http.StatusOK, "GET", "/v1/health", nil, &health)
+		if health.Status != "ok" || health.Tasks != 4 || health.Version != "test" {
+			t.Fatalf("health = %+v", health)
+		}
+		// The server started with this test, and has been up since.
+		now := time.Now()
+		if health.StartedAt.Before(testStart) || health.StartedAt.After(now) || health.StartedAt.Location() != time.UTC {
+			t.Errorf("health: started_at %v, want a UTC time between %v and %v", health.StartedAt, testStart, now)
+		}
+		upper := now.Sub(health.StartedAt)
+		if health.UptimeSeconds == nil || *health.UptimeSeconds < 0 || time.Duration(*health.UptimeSeconds)*time.Second > upper {
+			t.Errorf("health: uptime_seconds %v, want 0 to %v", health.UptimeSeconds, upper)
+		}
+		if d, err := time.ParseDuration(health.Uptime); err != nil || d < 0 || d > upper+time.Second {
+			t.Errorf("health: uptime %q (%v), want a duration of 0 to %v", health.Uptime, err, upper)
 		}
 	})
 }
@@ -215,43 +254,136 @@ func TestLaunchTimeout(t *testing.T) {
 	}
 }
 
+// A launch with fork gives the task the parent's context: the task is
+// marked forked, and its conversation opens with the fork's preamble and
+// the digest of the parent's history, before the prompt.
+func TestLaunchFork(t *testing.T) {
+	h := newHarness(t)
+	parent := h.session()
+	h.ok(http.StatusOK, "POST", "/v1/sessions/"+parent.ID+"/messages?wait=true", map[string]any{"text": "quick: the port is 8080"}, nil)
+	tests := []struct {
+		name       string
+		fork       bool
+		indicators string
+	}{
+		{"fork", true, "(forked)"},
+		{"no fork", false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var launched struct {
+				sa.Task
+				Indicators string `json:"indicators"`
+			}
+			h.ok(http.StatusCreated, "POST", "/v1/tasks", map[string]any{"session_id": parent.ID, "agent": "general",
+				"description": tt.name, "prompt": "quick: " + tt.name, "fork": tt.fork}, &launched)
+			if launched.IsForked != tt.fork || launched.Indicators != tt.indicators {
+				t.Fatalf("launch answered is_forked %v, indicators %q; want %v, %q", launched.IsForked, launched.Indicators, tt.fork, tt.indicators)
+			}
+			if done := h.waitTask(launched.ID); done.Status != sa.TaskCompleted || done.Result != "answer: "+tt.name {
+				t.Fatalf("task ended %s with %q", done.Status, done.Result)
+			}
+			var got struct {
+				Messages []sa.Message `json:"messages"`
+			}
+			h.ok(http.StatusOK, "GET", "/v1/tasks/"+launched.ID+"/messages", nil, &got)
+			msgs := got.Messages
+			if tt.fork {
+				if len(msgs) == 0 || msgs[0].Role != sa.RoleSystem || !strings.Contains(msgs[0].Text(), "forked from a parent agent") ||
+					!strings.Contains(msgs[0].Text(), "User: quick: the port is 8080") {
+					t.Fatalf("a forked task's first message is not the preamble with the parent's digest: %+v", msgs)
+				}
+				msgs = msgs[1:]
+			}
+			if len(msgs) == 0 || msgs[0].Role != sa.RoleUser || msgs[0].Text() != "quick: "+tt.name {
+				t.Fatalf("the task's conversation does not go on with its prompt: %+v", msgs)
+			}
+		})
+	}
+}
+
+// taskGroup is the answer of GET /v1/task-groups/{batch}.
+type taskGroup struct {
+	BatchID        string    `json:"batch_id"`
+	Tasks          []sa.Task `json:"tasks"`
+	Total          int       `json:"total"`
+	Queued         int       `json:"queued"`
+	Running        int       `json:"running"`
+	Completed      int       `json:"completed"`
+	Error          int       `json:"error"`
+	Cancelled      int       `json:"cancelled"`
+	CompletionRate float64   `json:"completion_rate"`
+	EndedAt        *string   `json:"ended_at"`
+	DurationMS     *int64    `json:"duration_ms"`
+	ToolCalls      *int      `json:"tool_calls"`
+}
+
+// String shows the sums, not the tasks.
+func (g taskGroup) String() string {
+	deref := func(p *int64) any {
+		if p == nil {
+			return nil
+		}
+		return *p
+	}
+	calls := any(nil)
+	if g.ToolCalls != nil {
+		calls = *g.ToolCalls
+	}
+	return fmt.Sprintf("batch %s: %d tasks, %d queued, %d running, %d completed, %d error, %d cancelled; completion_rate %v, tool_calls %v, duration_ms %v, ended_at %v",
+		g.BatchID, g.Total, g.Queued, g.Running, g.Completed, g.Error, g.Cancelled, g.CompletionRate, calls, deref(g.DurationMS), g.EndedAt != nil)
+}
+
 func TestTaskGroup(t *testing.T) {
 	h := newHarness(t)
 	parent := h.session()
-	// The agent launches three tasks in one turn: one batch.
+	// The agent launches five tasks in one turn, one batch: three that
+	// complete, one that waits for a gate until it is cancelled, and one
+	// whose model call fails.
+	gate := h.gate("group-gate")
 	var turn struct {
 		Turn struct{ Status, Answer string } `json:"turn"`
 	}
-	h.ok(http.StatusOK, "POST", "/v1/sessions/"+parent.ID+"/messages?wait=true", map[string]any{"text": "launch: 3"}, &turn)
+	h.ok(http.StatusOK, "POST", "/v1/sessions/"+parent.ID+"/messages?wait=true",
+		map[string]any{"text": "launch: quick: one | quick: two | quick: three | gate: " + string(gate) + " | fail"}, &turn)
 	if turn.Turn.Status != "completed" {
 		t.Fatalf("turn = %+v", turn)
 	}
 	var list taskList
 	h.ok(http.StatusOK, "GET", "/v1/tasks?session="+parent.ID, nil, &list)
-	if len(list.Tasks) != 3 {
-		t.Fatalf("the turn launched %d tasks, want 3", len(list.Tasks))
+	if len(list.Tasks) != 5 {
+		t.Fatalf("the turn launched %d tasks, want 5", len(list.Tasks))
 	}
+	var gated sa.Task
 	for _, task := range list.Tasks {
-		h.waitTask(task.ID)
+		if strings.HasPrefix(task.Prompt, "gate:") {
+			gated = task
+		}
 	}
-	batch := list.Tasks[0].BatchID
-	var group struct {
-		BatchID        string    `json:"batch_id"`
-		Tasks          []sa.Task `json:"tasks"`
-		Total          int       `json:"total"`
-		Completed      int       `json:"completed"`
-		Running        int       `json:"running"`
-		Error          int       `json:"error"`
-		Cancelled      int       `json:"cancelled"`
-		CompletionRate float64   `json:"completion_rate"`
-		EndedAt        *string   `json:"ended_at"`
-		DurationMS     *int64    `json:"duration_ms"`
-		ToolCalls      *int      `json:"tool_calls"`
+	batch := gated.BatchID
+	h.toolStarted(gated.ID)
+	for _, task := range list.Tasks {
+		if task.ID != gated.ID {
+			h.waitTask(task.ID)
+		}
 	}
+
+	var group taskGroup
+	h.ok(http.StatusOK, "GET", "/v1/task-groups/"+batch, nil, &group)
+	if group.Total != 5 || group.Running != 1 || group.Completed != 3 || group.Error != 1 || group.EndedAt != nil {
+		t.Fatalf("group while one task runs: %v", group)
+	}
+
+	h.ok(http.StatusOK, "POST", "/v1/tasks/"+gated.ID+"/cancel", nil, nil)
 	h.ok(http.StatusOK, "GET", "/v1/task-groups/"+batch[:6], nil, &group)
-	if group.BatchID != batch || group.Total != 3 || group.Completed != 3 || group.Running != 0 || group.CompletionRate != 1 ||
-		group.EndedAt == nil || group.DurationMS == nil || group.ToolCalls == nil {
-		t.Fatalf("group = %+v", group)
+	if group.BatchID != batch || group.Total != 5 || group.Queued != 0 || group.Running != 0 ||
+		group.Completed != 3 || group.Error != 1 || group.Cancelled != 1 || group.CompletionRate != 0.6 || group.EndedAt == nil {
+		t.Fatalf("group: %v", group)
+	}
+	// The gated task ran bash; the batch lasted from its first launch to
+	// its last ending.
+	if group.ToolCalls == nil || *group.ToolCalls < 1 || group.DurationMS == nil || *group.DurationMS <= 0 {
+		t.Fatalf("group: %v; want tool_calls and duration_ms above 0", group)
 	}
 	if !slices.IsSortedFunc(group.Tasks, func(a, b sa.Task) int { return a.CreatedAt.Compare(b.CreatedAt) }) {
 		t.Errorf("group tasks are not in launch order: %+v", group.Tasks)
@@ -326,6 +458,14 @@ func TestErrorCodes(t *testing.T) {
 		{"timeout wrapping to a short one", "POST", "/v1/tasks", `{"timeout": 18446744074}`, nil, 400, "at most", "timeout"},
 		{"timeout wrapping to a negative one", "POST", "/v1/tasks", `{"timeout": 9300000000}`, nil, 400, "at most", "timeout"},
 		{"timeout beyond any integer", "POST", "/v1/tasks", `{"timeout": 1e300}`, nil, 400, "at most", "timeout"},
+		{"session_id too short", "POST", "/v1/tasks", map[string]any{"session_id": "zzz", "agent": "general", "description": "d", "prompt": "p"}, nil, 400, `session_id: id prefix "zzz" is too short`, "session_id"},
+		{"unknown session_id", "POST", "/v1/tasks", map[string]any{"session_id": "zzzzzzzz", "agent": "general", "description": "d", "prompt": "p"}, nil, 404, "session_id: no session", "session_id"},
+		{"ambiguous session_id", "POST", "/v1/tasks", map[string]any{"session_id": "abcd", "agent": "general", "description": "d", "prompt": "p"}, nil, 400, `session_id: id prefix "abcd" is ambiguous`, "session_id"},
+		{"resume id too short", "POST", "/v1/tasks", map[string]any{"resume": "zzz", "prompt": "more"}, nil, 400, `resume: id prefix "zzz" is too short`, "resume"},
+		{"unknown resume id", "POST", "/v1/tasks", map[string]any{"resume": "zzzzzzzz", "prompt": "more"}, nil, 404, "resume: no task", "resume"},
+		{"ambiguous resume id", "POST", "/v1/tasks", map[string]any{"resume": "abcd", "prompt": "more"}, nil, 400, `resume: id prefix "abcd" is ambiguous`, "resume"},
+		// A task whose state refuses the resume is no fault of the field.
+		{"resume a running task in the body", "POST", "/v1/tasks", map[string]any{"resume": running.ID, "prompt": "more"}, nil, 409, "only completed tasks", ""},
 		{"timeout with resume", "POST", "/v1/tasks", map[string]any{"resume": completed.ID, "prompt": "more", "timeout": 60}, nil, 400, "resumed task keeps", "timeout"},
 		{"session filter too short", "GET", "/v1/tasks?session=zzz", nil, nil, 400, "too short", "session"},
 		{"unknown session filter", "GET", "/v1/tasks?session=zzzzzzzz", nil, nil, 404, "no session", "session"},
@@ -392,6 +532,10 @@ func TestErrorCodes(t *testing.T) {
 		if r.status != http.StatusGone || !strings.Contains(r.object(t)["error"].(string), "new superagents_task") {
 			t.Fatalf("resume of a task whose session is gone = %d %s, want 410", r.status, r.body)
 		}
+		r = h.request("POST", "/v1/tasks", map[string]any{"resume": completed.ID, "prompt": "more"})
+		if body := r.object(t); r.status != http.StatusGone || body["field"] != nil {
+			t.Fatalf("resume in the body of a task whose session is gone = %d %s, want 410 with no field", r.status, r.body)
+		}
 	})
 }
 
@@ -419,6 +563,8 @@ func TestErrorBodiesGolden(t *testing.T) {
 		{"POST", "/v1/tasks", `{"timeout": 1.5}`, nil},
 		{"POST", "/v1/tasks", `{"timeout": 18446744074}`, nil},
 		{"GET", "/v1/tasks?session=zzz", nil, nil},
+		{"POST", "/v1/tasks", map[string]any{"session_id": "zzzzzzzz", "agent": "general", "description": "d", "prompt": "p"}, nil},
+		{"POST", "/v1/tasks", map[string]any{"resume": "zzz", "prompt": "p"}, nil},
 		{"DELETE", "/v1/tasks", nil, nil},
 		{"GET", "/v1/nowhere", nil, nil},
 	}

@@ -17,7 +17,8 @@ import (
 
 // BenchmarkEventFanout: 200 clients follow the event stream; each
 // operation writes 1,000 task events to the store and waits until every
-// client has received every one of them. Losing one fails the benchmark.
+// client has received every one of them. Losing one, or receiving one
+// twice, fails the benchmark.
 func BenchmarkEventFanout(b *testing.B) {
 	const subscribers, perOp = 200, 1000
 	h := newHarness(b)
@@ -36,7 +37,7 @@ func BenchmarkEventFanout(b *testing.B) {
 		streams[i] = h.events("")
 		decodeSnapshot(b, streams[i].next(b))
 	}
-	var delivered, lost int
+	var delivered, lost, duplicates int
 	b.ResetTimer()
 	for b.Loop() {
 		start, err := h.store.LastChangeID(ctx)
@@ -44,15 +45,24 @@ func BenchmarkEventFanout(b *testing.B) {
 			b.Fatal(err)
 		}
 		var wg sync.WaitGroup
-		counts := make([]int, subscribers)
+		// Each client's events by id: a repeat is a duplicate, not one
+		// more delivery that could hide a lost event.
+		counts, dups := make([]int, subscribers), make([]int, subscribers)
 		for i, s := range streams {
 			wg.Go(func() {
+				seen := make(map[int64]bool, perOp)
 				for {
 					ev := s.next(b)
+					id, _ := strconv.ParseInt(ev.id, 10, 64)
 					if ev.name == "task.updated" {
-						counts[i]++
+						if seen[id] {
+							dups[i]++
+						} else {
+							seen[id] = true
+							counts[i]++
+						}
 					}
-					if id, _ := strconv.ParseInt(ev.id, 10, 64); id == start+perOp {
+					if id == start+perOp {
 						return
 					}
 				}
@@ -65,17 +75,19 @@ func BenchmarkEventFanout(b *testing.B) {
 			}
 		}
 		wg.Wait()
-		for _, c := range counts {
+		for i, c := range counts {
 			delivered += c
 			lost += perOp - c
+			duplicates += dups[i]
 		}
 	}
 	b.StopTimer()
-	if lost != 0 {
-		b.Fatalf("%d events lost", lost)
+	if lost != 0 || duplicates != 0 {
+		b.Fatalf("%d events lost, %d delivered twice", lost, duplicates)
 	}
 	b.ReportMetric(float64(delivered)/b.Elapsed().Seconds(), "deliveries/s")
 	b.ReportMetric(float64(lost), "lost")
+	b.ReportMetric(float64(duplicates), "duplicates")
 	for _, s := range streams {
 		s.close()
 	}

@@ -1,12 +1,15 @@
 package httpapi_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,12 +30,18 @@ func findChromium() string {
 }
 
 // artifactDir is where the browser test saves its screenshots:
-// $SUPERAGENTS_ARTIFACTS/dashboard, or a temporary directory.
+// $SUPERAGENTS_ARTIFACTS/dashboard (scripts/test sets it), or a temporary
+// directory.
 func artifactDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	if root := os.Getenv("SUPERAGENTS_ARTIFACTS"); root != "" {
 		dir = filepath.Join(root, "dashboard")
+		// This run's screenshots only: a failed step's from an earlier run
+		// would mislead.
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -43,7 +52,9 @@ func artifactDir(t *testing.T) string {
 // TestDashboardInBrowser drives the dashboard in headless Chromium: it
 // connects with the token, launches a task that runs until the test
 // opens its gate, watches it run and its transcript grow, sees it
-// complete, resumes it, and cancels another one.
+// complete, resumes it, and cancels another one; then it filters the list
+// by status and by agent, and finds the resumed and forked tasks marked in
+// the agent tree.
 func TestDashboardInBrowser(t *testing.T) {
 	browser := findChromium()
 	if browser == "" {
@@ -203,9 +214,67 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatalf("the task cancelled from the page is %s", got.Status)
 	}
 
+	// A forked task, of another agent, launched elsewhere.
+	var forked sa.Task
+	h.ok(http.StatusCreated, "POST", "/v1/tasks", map[string]any{"session_id": parent.ID, "agent": "explore",
+		"description": "Forked task", "prompt": "quick: forked", "fork": true}, &forked)
+	h.waitTask(forked.ID)
+
+	// The rows the list shows, as ids in order, once they are exactly want.
+	listShows := func(want ...string) chromedp.Action[chromedp.Void] {
+		slices.Sort(want)
+		return chromedp.Poll[chromedp.Void](fmt.Sprintf(`[...document.querySelectorAll('#task-list li.task')].map(li => li.dataset.id).sort().join(' ') === %q`,
+			strings.Join(want, " ")), chromedp.WithPollingTimeout(time.Minute))
+	}
+	// choose picks an option of a select as a person does, once the page
+	// offers it, and tells the page it changed.
+	choose := func(sel, value string) chromedp.Action[chromedp.Void] {
+		option := chromedp.Poll[chromedp.Void](fmt.Sprintf(`[...document.querySelector(%q).options].some(o => o.value === %q)`, sel, value),
+			chromedp.WithPollingTimeout(time.Minute))
+		pick := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			expr := fmt.Sprintf(`(() => { const s = document.querySelector(%q); s.value = %q; s.dispatchEvent(new Event('change')); return s.value; })()`, sel, value)
+			got, err := chromedp.Evaluate[string](expr)(ctx, tg)
+			if err == nil && got != value {
+				err = fmt.Errorf("%s shows %q after choosing %q", sel, got, value)
+			}
+			return err
+		})
+		return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+			return chromedp.Void{}, chromedp.Do(ctx, option, pick)
+		}
+	}
+	all := []string{slow.ID, stuck.ID, forked.ID}
+	run("all tasks listed", listShows(all...))
+	filters := []struct {
+		filter, value string
+		want          []string
+	}{
+		{"status", "cancelled", []string{stuck.ID}},
+		{"status", "completed", []string{slow.ID, forked.ID}},
+		{"status", "", all},
+		{"agent", "explore", []string{forked.ID}},
+		{"agent", "general", []string{slow.ID, stuck.ID}},
+		{"agent", "", all},
+	}
+	for _, f := range filters {
+		shown := cmp.Or(f.value, "all")
+		run("filter "+f.filter+"="+shown, choose("#filter-"+f.filter, f.value), listShows(f.want...), shot("06-filter-"+f.filter+"-"+shown))
+	}
+
+	// The tree marks the resumed task and the forked one, and only them.
+	treeMarks := func(id, want string) chromedp.Action[chromedp.Void] {
+		return chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector('#tree .node[data-id=%q] .marks')?.textContent === %q`, id, want),
+			chromedp.WithPollingTimeout(time.Minute))
+	}
+	run("marks in the tree",
+		treeMarks(slow.ID, "(resumed)"),
+		treeMarks(forked.ID, "(forked)"),
+		treeMarks(stuck.ID, ""),
+		shot("07-tree-marks"),
+	)
 	tree := eval(fmt.Sprintf(`document.querySelectorAll('#tree .node[data-id=%q] ~ ul .node').length`, parent.ID))
-	if tree != float64(2) {
-		t.Errorf("the agent tree shows %v children under the parent, want 2", tree)
+	if tree != float64(3) {
+		t.Errorf("the agent tree shows %v children under the parent, want 3", tree)
 	}
 	stopBrowser()
 	<-collected

@@ -250,6 +250,26 @@ func (h *harness) waitTask(id string) sa.Task {
 	return h.stack.WaitTask(h.t, id)
 }
 
+// toolStarted waits until a running task has started a tool call (a
+// gated task is then in its gate), and returns it.
+func (h *harness) toolStarted(id string) sa.Task {
+	h.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var task sa.Task
+		h.ok(http.StatusOK, "GET", "/v1/tasks/"+id, nil, &task)
+		switch {
+		case task.Progress.ToolCalls > 0:
+			return task
+		case !task.Status.Active():
+			h.t.Fatalf("task %s ended %s before calling a tool", id, task.Status)
+		case time.Now().After(deadline):
+			h.t.Fatalf("task %s called no tool within a minute", id)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // cursor follows the change log from its newest change in the store
 // (the bus may not have read the latest yet).
 func (h *harness) cursor() *events.Cursor {
@@ -311,6 +331,7 @@ func (g gate) open(t testing.TB) {
 //	gate: PATH    runs bash that waits until PATH exists, then answers "passed PATH"
 //	launch: N     calls superagents_task N times (quick children), then answers "launched N"
 //	launch: N gate PATH   the same with children that wait for the gate
+//	launch: P1 | P2 ...   calls superagents_task once per prompt
 //	fail          answers with an HTTP 400 from the API
 //
 // A notification (a task ended) is answered "noted".
@@ -329,15 +350,8 @@ func script(req llmtest.Request) llmtest.Reply {
 		cmd := fmt.Sprintf("while [ ! -e %q ]; do sleep 0.05; done; echo %q", path, filepath.Base(path))
 		return llmtest.Reply{Text: "Waiting for the gate.", ToolCalls: []llmtest.ToolCall{stacktest.ToolCall("bash", map[string]any{"command": cmd})}}
 	case strings.HasPrefix(turn.user, "launch:"):
-		var n int
-		var gatePath string
-		fmt.Sscanf(strings.TrimPrefix(turn.user, "launch:"), "%d gate %s", &n, &gatePath)
 		var calls []llmtest.ToolCall
-		for i := range n {
-			prompt := fmt.Sprintf("quick: child %d", i+1)
-			if gatePath != "" {
-				prompt = "gate: " + gatePath
-			}
+		for i, prompt := range childPrompts(strings.TrimPrefix(turn.user, "launch:")) {
 			calls = append(calls, stacktest.ToolCall(tasks.TaskToolName, map[string]any{"description": fmt.Sprintf("child %d", i+1),
 				"prompt": prompt, "agent": "general"}))
 		}
@@ -348,6 +362,30 @@ func script(req llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Text: "noted"}
 	}
 	return llmtest.Reply{Text: "ok"}
+}
+
+// childPrompts reads what follows "launch:": "N" quick children, "N gate
+// PATH" children waiting for the gate, or prompts "P1 | P2 | ...", one
+// child each.
+func childPrompts(spec string) []string {
+	if strings.Contains(spec, "|") {
+		var prompts []string
+		for p := range strings.SplitSeq(spec, "|") {
+			prompts = append(prompts, strings.TrimSpace(p))
+		}
+		return prompts
+	}
+	var n int
+	var gatePath string
+	fmt.Sscanf(spec, "%d gate %s", &n, &gatePath)
+	prompts := make([]string, n)
+	for i := range prompts {
+		prompts[i] = fmt.Sprintf("quick: child %d", i+1)
+		if gatePath != "" {
+			prompts[i] = "gate: " + gatePath
+		}
+	}
+	return prompts
 }
 
 // turnFacts is what the script reads from an Anthropic request.

@@ -280,7 +280,14 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Resume != "" {
-		s.resume(w, r, req.Resume, req.Prompt)
+		// Resolved here so that a bad id names its field; the states
+		// that refuse a resume (409, 410) are the task's, not the field's.
+		t, err := s.store.ResolveTask(r.Context(), req.Resume)
+		if err != nil {
+			s.fail(w, r, inField("resume", err))
+			return
+		}
+		s.resume(w, r, t.ID, req.Prompt)
 		return
 	}
 	for _, check := range []error{
@@ -296,7 +303,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 	}
 	parent, err := s.store.ResolveSession(r.Context(), req.SessionID)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(w, r, inField("session_id", err))
 		return
 	}
 	t, err := s.opts.Tasks.Launch(r.Context(), tasks.LaunchRequest{

@@ -46,6 +46,9 @@ type harness struct {
 
 	httpOnce sync.Once
 	http     *httptest.Server
+	// sessionTimeout is the HTTP handler's, set before the first client
+	// connects over HTTP.
+	sessionTimeout time.Duration
 	// streams receives a value as each client opens its standalone SSE
 	// stream, the one notifications travel on over HTTP.
 	streams chan struct{}
@@ -145,7 +148,7 @@ func (h *harness) connect(transport, name, version string) *conn {
 	case streamableHTTP:
 		h.httpOnce.Do(func() {
 			h.streams = make(chan struct{}, 16)
-			handler := h.srv.HTTPHandler(mcpserver.HTTPOptions{})
+			handler := h.srv.HTTPHandler(mcpserver.HTTPOptions{SessionTimeout: h.sessionTimeout})
 			h.http = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Method == http.MethodGet {
 					select {
@@ -173,6 +176,17 @@ func (h *harness) connect(transport, name, version string) *conn {
 		t.Fatalf("connect over %s: %v", transport, err)
 	}
 	return c
+}
+
+// gone is closed once the client's connection has ended: over HTTP,
+// when the server closed its session.
+func (c *conn) gone() <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = c.cs.Wait()
+	}()
+	return done
 }
 
 // call calls a tool; a protocol error fails the test (tool errors are

@@ -86,6 +86,7 @@ type Server struct {
 	bySession map[string]*client // store session id → its client
 	closed    bool
 
+	ctx  context.Context // ends when the server closes
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 }
@@ -116,6 +117,7 @@ func New(opts Options) (*Server, error) {
 		log:       logger,
 		clients:   make(map[*mcp.ServerSession]*client),
 		bySession: make(map[string]*client),
+		ctx:       ctx,
 		stop:      stop,
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "superagents", Title: "superagents background agents", Version: cmpVersion(opts.Version)},
@@ -193,8 +195,10 @@ func (nopWriteCloser) Close() error { return nil }
 
 // HTTPOptions configure the streamable HTTP handler.
 type HTTPOptions struct {
-	// SessionTimeout closes an MCP session after this long without a
-	// request from its client (0: never). Its tasks go on.
+	// SessionTimeout closes an MCP session whose client has been idle this
+	// long: no request in flight, none for SessionTimeout, and no task it
+	// launched still queued or running (0: never). Its tasks stay in the
+	// store.
 	SessionTimeout time.Duration
 }
 
@@ -202,14 +206,20 @@ type HTTPOptions struct {
 // session per client session (Mcp-Session-Id). It serves any path: mount
 // it where clients expect it, behind the authentication it needs.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{
-			Logger:         s.log,
-			SessionTimeout: opts.SessionTimeout,
+			Logger: s.log,
+			// No SessionTimeout: idle sessions are closed by watchIdle,
+			// which knows of the sessions' tasks.
+			//
 			// Kept messages let a client whose event stream broke get what
 			// it missed (a task's ending) when it reconnects.
 			EventStore: mcp.NewMemoryEventStore(nil),
 		})
+	if opts.SessionTimeout <= 0 {
+		return h
+	}
+	return s.watchIdle(h, opts.SessionTimeout)
 }
 
 // Close ends every MCP session and stops forwarding notifications. The

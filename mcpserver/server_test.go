@@ -453,6 +453,46 @@ func TestProgressWhileBlocking(t *testing.T) {
 	}
 }
 
+// TestIdleHTTPSessions: over HTTP, the session of a client that says
+// nothing is closed after the session timeout, but not while a task it
+// launched still runs, though the client only listens for its ending;
+// once that task has ended, the session is closed in turn.
+func TestIdleHTTPSessions(t *testing.T) {
+	// Long enough that even a loaded machine takes less between a
+	// client's connecting and its first call.
+	const timeout = time.Second
+	h := newHarness(t, fakeModel)
+	h.sessionTimeout = timeout
+	waiting := h.connect(streamableHTTP, "waiting", "1.0")
+	id := waiting.launch(map[string]any{"description": "stalls", "prompt": "please stall"})
+	waitingGone := waiting.gone()
+	quietGone := h.connect(streamableHTTP, "quiet", "1.0").gone()
+	// Several timeouts pass with the task running: the only way to see
+	// that something does not happen is to let that time go by.
+	select {
+	case <-waitingGone:
+		t.Fatal("the session was closed while its task runs")
+	case <-time.After(3 * timeout):
+	}
+	select {
+	case <-quietGone:
+	case <-time.After(waitLimit):
+		t.Fatal("the session of a client without tasks was not closed once idle")
+	}
+	// Cancelled by someone else: no request of the client's.
+	if _, err := h.mgr.Cancel(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if n := waiting.notification(); n["task_id"] != id || n["status"] != "cancelled" {
+		t.Fatalf("notification = %v, want the cancelled task's", n)
+	}
+	select {
+	case <-waitingGone:
+	case <-time.After(waitLimit):
+		t.Fatal("the session was not closed once its task had ended and it stayed idle")
+	}
+}
+
 // TestServeEnds: Serve returns when its context ends, and a closed server
 // serves no more.
 func TestServeEnds(t *testing.T) {
