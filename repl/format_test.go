@@ -258,3 +258,21 @@ func TestParagraphsOfATurn(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimLineEnd(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                    "",
+		"no padding":          "no padding",
+		"an item":             "an item",
+		"\x1b[1mstyled\x1b[m": "\x1b[1mstyled\x1b[m",
+		"padded   ":           "padded\x1b[m",
+		"  \x1b[38;5;252mone\x1b[m\x1b[38;5;252m \x1b[m\x1b[38;5;252m \x1b[m": "  \x1b[38;5;252mone\x1b[m",
+		"x \x1b[31m":      "x\x1b[m",
+		"not a style m  ": "not a style m\x1b[m",
+		"   ":             "\x1b[m",
+	} {
+		if got := trimLineEnd(in); got != want {
+			t.Errorf("trimLineEnd(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

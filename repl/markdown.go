@@ -1,7 +1,6 @@
 package repl
 
 import (
-	"regexp"
 	"strings"
 
 	"charm.land/glamour/v2"
@@ -53,24 +52,37 @@ func (m *markdown) render(text string) string {
 	return trimLineEnds(trimBlankLines(out))
 }
 
-// trailingStyles is a run of style sequences at the end of a line.
-var trailingStyles = regexp.MustCompile(`(?:\x1b\[[0-9;:]*m)+$`)
-
 // trimLineEnds drops the spaces Glamour pads every line with up to the
 // full width: once the terminal is made narrower, the padding would wrap
-// into blank rows. Each line ends with its style reset.
+// into blank rows. A trimmed line ends with its style reset.
 func trimLineEnds(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, line := range lines {
-		width := ansi.StringWidth(strings.TrimRight(ansi.Strip(line), " "))
-		if width == ansi.StringWidth(line) {
-			continue
-		}
-		lines[i] = trailingStyles.ReplaceAllString(ansi.Truncate(line, width, ""), "") + "\x1b[m"
+		lines[i] = trimLineEnd(line)
 	}
 	return strings.Join(lines, "\n")
 }
 
+// trimLineEnd removes the spaces at the end of a line, and the style
+// sequences among them, scanning back from its end.
+func trimLineEnd(line string) string {
+	end, spaces := len(line), false
+	for end > 0 {
+		if line[end-1] == ' ' {
+			end, spaces = end-1, true
+			continue
+		}
+		start := strings.LastIndex(line[:end], "\x1b[")
+		if line[end-1] != 'm' || start < 0 || strings.Trim(line[start+2:end-1], "0123456789;:") != "" {
+			break
+		}
+		end = start // a style sequence: "ESC [ digits ; ... m"
+	}
+	if !spaces {
+		return line
+	}
+	return line[:end] + "\x1b[m"
+}
 // trimBlankLines drops the blank lines Glamour puts around a document.
 func trimBlankLines(s string) string {
 	lines := strings.Split(s, "\n")
