@@ -721,24 +721,27 @@ func TestReconcileFromOutsideAManagerSeesAZombieRunner(t *testing.T) {
 	}
 }
 
-// startingStore is a store in which another process starts, between two
-// reads, as a runner that launches a task: once, on the first read of
-// the task list or of the runners, whichever comes first.
-type startingStore struct {
+// meanwhileStore is a store in which something happens between two
+// reads: once, right after the first read of the task list or of the
+// runners (or, with afterRunners, of the runners only).
+type meanwhileStore struct {
 	sa.Store
-	once  sync.Once
-	start func()
+	afterRunners bool
+	once         sync.Once
+	happen       func()
 }
 
-func (s *startingStore) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, error) {
+func (s *meanwhileStore) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, error) {
 	list, err := s.Store.ListTasks(ctx, f)
-	s.once.Do(s.start)
+	if !s.afterRunners {
+		s.once.Do(s.happen)
+	}
 	return list, err
 }
 
-func (s *startingStore) Runners(ctx context.Context) ([]sa.Runner, error) {
+func (s *meanwhileStore) Runners(ctx context.Context) ([]sa.Runner, error) {
 	list, err := s.Store.Runners(ctx)
-	s.once.Do(s.start)
+	s.once.Do(s.happen)
 	return list, err
 }
 
@@ -747,7 +750,7 @@ func TestReconcileLeavesAProcessStartingMeanwhileAlone(t *testing.T) {
 	parent := h.parent(user("parent: hi"))
 	host, _ := os.Hostname()
 	var launched sa.Task
-	st := &startingStore{Store: h.store, start: func() {
+	st := &meanwhileStore{Store: h.store, happen: func() {
 		ctx := context.Background()
 		fresh := sa.Runner{ID: "runner-fresh", Host: host, PID: os.Getpid()}
 		if err := h.store.RegisterRunner(ctx, fresh); err != nil {
@@ -774,6 +777,55 @@ func TestReconcileLeavesAProcessStartingMeanwhileAlone(t *testing.T) {
 	}
 	if notes := h.notifications(parent.ID); len(notes) != 0 {
 		t.Fatalf("%d notifications, want none", len(notes))
+	}
+}
+
+// TestReconcileLeavesATaskResumedMeanwhile: a task of a dead runner that
+// ended and was resumed by a process started since the runners were read
+// is that process's now, and left alone.
+func TestReconcileLeavesATaskResumedMeanwhile(t *testing.T) {
+	h := newHarness(t, stalled(t))
+	parent := h.parent(user("parent: hi"))
+	ctx := context.Background()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	dead := sa.Runner{ID: "runner-dead", Host: host, PID: gone.Process.Pid}
+	if err := h.store.RegisterRunner(ctx, dead); err != nil {
+		t.Fatal(err)
+	}
+	task, err := h.store.CreateTask(ctx, sa.NewTask{
+		Task:    sa.Task{ParentSessionID: parent.ID, Description: "old", Prompt: "p", Agent: "general", Status: sa.TaskRunning, RunnerID: dead.ID},
+		Session: sa.NewSession{Agent: "general", Messages: []sa.Message{user("p")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &meanwhileStore{Store: h.store, afterRunners: true, happen: func() {
+		fresh := sa.Runner{ID: "runner-fresh", Host: host, PID: os.Getpid()}
+		if err := h.store.RegisterRunner(ctx, fresh); err != nil {
+			t.Error(err)
+		}
+		for _, next := range []sa.TaskStatus{sa.TaskCompleted, sa.TaskResumed} {
+			_, err := h.store.UpdateTask(ctx, task.ID, func(tk *sa.Task) error {
+				tk.Status = next
+				if next == sa.TaskResumed {
+					tk.RunnerID, tk.ResumeCount = fresh.ID, tk.ResumeCount+1
+				}
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}
+	}}
+	if _, err := tasks.Reconcile(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.store.Task(ctx, task.ID); got.Status != sa.TaskResumed {
+		t.Fatalf("the task resumed meanwhile = %s %q: want it left resumed", got.Status, got.Error)
 	}
 }
 

@@ -373,7 +373,9 @@ func reconcile(ctx context.Context, st sa.Store, self sa.Runner, stale time.Dura
 			continue
 		}
 		_, err := finish(ctx, st, t.ID, sa.TaskError, "", interruptedMsg, func(cur sa.Task) error {
-			if alive[cur.RunnerID] {
+			// Ended, or resumed by another runner, since it was listed:
+			// what was judged of it no longer holds.
+			if alive[cur.RunnerID] || cur.RunnerID != t.RunnerID || cur.ResumeCount != t.ResumeCount {
 				return fmt.Errorf("%w: task %s has a live runner", sa.ErrConflict, cur.ID)
 			}
 			return nil
