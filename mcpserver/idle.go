@@ -128,12 +128,14 @@ func (w *idleSessions) run(ctx context.Context) {
 
 // sweep closes the sessions that are idle, and forgets those that ended.
 func (w *idleSessions) sweep(ctx context.Context) {
+	var quiet []*mcp.ServerSession
+	w.mu.Lock()
+	// Read under the lock: an entry is made only for a session that is
+	// live already, so one missing here has ended.
 	live := map[string]*mcp.ServerSession{}
 	for ss := range w.s.mcp.Sessions() {
 		live[ss.ID()] = ss
 	}
-	var quiet []*mcp.ServerSession
-	w.mu.Lock()
 	for id, a := range w.sessions {
 		switch {
 		case live[id] == nil:

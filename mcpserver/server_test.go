@@ -460,7 +460,7 @@ func TestProgressWhileBlocking(t *testing.T) {
 func TestIdleHTTPSessions(t *testing.T) {
 	// Long enough that even a loaded machine takes less between a
 	// client's connecting and its first call.
-	const timeout = time.Second
+	const timeout = 2 * time.Second
 	h := newHarness(t, fakeModel)
 	h.sessionTimeout = timeout
 	waiting := h.connect(streamableHTTP, "waiting", "1.0")
