@@ -105,6 +105,8 @@ type Event struct {
 	Err       error
 	Cancelled bool
 	Wake      bool
+	// turn is the turn a Turn* event comes from.
+	turn *Turn
 }
 
 // Reply is what a line typed into the chat did.
@@ -163,27 +165,27 @@ func (t *Turn) run() {
 		return
 	}
 	c := t.chat
-	c.emit(Event{Session: t.session, Kind: TurnStart, Wake: t.wake})
+	c.emit(Event{Session: t.session, Kind: TurnStart, Wake: t.wake, turn: t})
 	var text paragraphs // the loop sends events one at a time
 	onEvent := func(e agent.Event) {
 		switch e.Type {
 		case agent.EventStep:
 			text.request()
 		case agent.EventTextDelta:
-			c.emit(Event{Session: t.session, Kind: TurnText, Text: text.delta(e.Text)})
+			c.emit(Event{Session: t.session, Kind: TurnText, Text: text.delta(e.Text), turn: t})
 		case agent.EventToolStart:
 			text.tool()
-			c.emit(Event{Session: t.session, Kind: TurnTool, Text: ToolLine(*e.Call)})
+			c.emit(Event{Session: t.session, Kind: TurnTool, Text: ToolLine(*e.Call), turn: t})
 		case agent.EventToolEnd:
 			// A call stopped with its turn is not a failure to report:
 			// the turn's end says it was stopped.
 			if e.Result.IsError && t.ctx.Err() == nil {
-				c.emit(Event{Session: t.session, Kind: TurnToolFailed, Text: ToolFailedLine(*e.Result)})
+				c.emit(Event{Session: t.session, Kind: TurnToolFailed, Text: ToolFailedLine(*e.Result), turn: t})
 			}
 		}
 	}
 	_, err := c.eng.Run(t.ctx, t.session, engine.TurnOptions{Model: t.model, OnEvent: onEvent}, t.input...)
-	end := Event{Session: t.session, Kind: TurnEnd, Wake: t.wake}
+	end := Event{Session: t.session, Kind: TurnEnd, Wake: t.wake, turn: t}
 	status := StatusIdle
 	switch {
 	case err != nil && t.ctx.Err() != nil:
@@ -191,9 +193,6 @@ func (t *Turn) run() {
 	case err != nil:
 		end.Err, status = err, StatusFailed
 	}
-	// The end is told before the agent is free: a turn it starts next
-	// (a line typed, a wake) comes after this one's end, never before.
-	c.emit(end)
 	c.mu.Lock()
 	a := c.agents[t.session]
 	wake := false
@@ -204,6 +203,10 @@ func (t *Turn) run() {
 		wake, a.wakeDue = a.wakeDue && !end.Cancelled, false
 	}
 	c.mu.Unlock()
+	// Told once the agent is free, so that what hears of the end can use
+	// it. A turn it starts meanwhile may be told of first: events carry
+	// their turn, to keep the two apart.
+	c.emit(end)
 	if wake {
 		c.maybeWake(c.base, t.session)
 	}

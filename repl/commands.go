@@ -30,16 +30,18 @@ type Command struct {
 	Help   string
 	arg    argSpec
 	syntax argSyntax // for parsedArgs
-	run    func(ctx context.Context, c *Chat, in Input) Reply
+	// needsIdle: refused while the agent in view runs a turn.
+	needsIdle bool
+	run       func(ctx context.Context, c *Chat, in Input) Reply
 }
 
 // Commands returns the slash commands, in the order /help lists them.
 func Commands() []Command {
 	return []Command{
-		withSyntax(Command{Name: "fork", run: cmdFork,
+		withSyntax(Command{Name: "fork", run: cmdFork, needsIdle: true,
 			Help: "fork the agent: the child inherits its whole history; with a prompt, the child answers it"},
 			"[prompt]", nil, 0, optionalText),
-		{Name: "clear", arg: noArg, run: cmdClear,
+		{Name: "clear", arg: noArg, run: cmdClear, needsIdle: true,
 			Help: "start the agent's context over (agents forked from it keep what they inherited)"},
 		{Name: "agents", arg: noArg, run: cmdAgents,
 			Help: "show the tree of agents and what each is doing"},
@@ -104,6 +106,12 @@ type Input struct {
 	Command *Command
 	Args    string
 	parsed  commandArgs
+}
+
+// needsIdle reports whether the line must wait for the agent in view to
+// end its turn: a message, /fork and /clear.
+func (in Input) needsIdle() bool {
+	return in.Message != "" || in.Command != nil && in.Command.needsIdle
 }
 
 // ParseLine reads a line typed into the chat. A line that starts with /

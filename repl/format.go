@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"charm.land/lipgloss/v2/tree"
-	"github.com/charmbracelet/x/ansi"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/engine"
@@ -96,18 +95,69 @@ func clip(s string, n int) string {
 // output, a task's description) made safe to show: escape sequences and
 // control characters other than newlines and tabs are removed, so that a
 // command's colours or cursor moves cannot clear the screen, restyle it,
-// or leak into a script's transcript.
+// or leak into a script's transcript; bytes that are not UTF-8 become
+// U+FFFD. (ansi.Strip would also drop all the text after a string
+// sequence left open.)
 func printable(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
+	if !strings.ContainsFunc(s, isControl) && utf8.ValidString(s) {
 		return s
 	}
-	s = strings.ReplaceAll(ansi.Strip(s), "\r\n", "\n")
-	return strings.Map(func(r rune) rune {
-		if isControl(r) {
-			return -1
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		if s[i] == '\x1b' {
+			i += escapeLen(s[i:])
+			continue
 		}
-		return r
-	}, s)
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !isControl(r) {
+			b.WriteRune(r) // a byte that is not UTF-8 shows as U+FFFD
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// escapeLen is the length of the escape sequence s starts with (ECMA-48).
+// A string sequence (OSC, DCS, SOS, PM, APC) runs to its terminator on
+// the same line; one left open loses only its introducer, not the text
+// after it.
+func escapeLen(s string) int {
+	if len(s) < 2 {
+		return len(s)
+	}
+	switch s[1] {
+	case '[': // CSI: parameters and intermediates, then a final byte
+		for i := 2; i < len(s); i++ {
+			switch c := s[i]; {
+			case c >= 0x40 && c <= 0x7e:
+				return i + 1
+			case c < 0x20 || c > 0x3f:
+				return i // broken off: the rest is text
+			}
+		}
+		return len(s)
+	case ']', 'P', 'X', '^', '_':
+		if end := strings.IndexAny(s[2:], "\x07\x1b\n"); end >= 0 {
+			end += 2
+			switch {
+			case s[end] == '\x07':
+				return end + 1
+			case s[end] == '\x1b' && end+1 < len(s) && s[end+1] == '\\':
+				return end + 2
+			}
+		}
+		return 2
+	}
+	// ESC, intermediates, then one final character: "ESC ( B".
+	i := 1
+	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x2f {
+		i++
+	}
+	if i < len(s) && s[i] >= 0x30 && s[i] <= 0x7e {
+		i++
+	}
+	return i
 }
 
 // isControl: a control character other than a newline or a tab, ESC (the

@@ -71,6 +71,11 @@ func TestPrintable(t *testing.T) {
 		{"carriage returns and backspaces", "50%\r100%\r\nnext\bx", "50%100%\nnextx"},
 		{"C1 control", "a\u009b31mb", "a31mb"},
 		{"bell and NUL", "a\x07b\x00c", "abc"},
+		{"a hyperlink (OSC ended by ST)", "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ ok", "link ok"},
+		{"a string sequence left open keeps the text after it", "before \x1bPhello\nworld", "before hello\nworld"},
+		{"charset selection", "\x1b(Bok", "ok"},
+		{"a CSI broken off", "\x1b[31\nnext", "\nnext"},
+		{"a lone ESC at the end", "a\x1b", "a"},
 	}
 	for _, tt := range tests {
 		if got := printable(tt.in); got != tt.want {
@@ -275,4 +280,30 @@ func TestTrimLineEnd(t *testing.T) {
 			t.Errorf("trimLineEnd(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzPrintable: whatever a tool prints, what is shown is UTF-8 with no
+// control characters but newlines and tabs, and loses nothing but escape
+// sequences and control characters.
+func FuzzPrintable(f *testing.F) {
+	for _, s := range []string{"plain", "\x1b[31mred\x1b[0m", "\x1b]0;t\x07x", "a\x1bPopen\nb", "50%\r100%", "\u009b1m", "\xff\x1b[", "日本\x1b(B"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out := printable(in)
+		if strings.ContainsFunc(out, isControl) || !utf8.ValidString(out) || printable(out) != out {
+			t.Fatalf("printable(%q) = %q", in, out)
+		}
+		if !strings.Contains(in, "\x1b") {
+			want := strings.Map(func(r rune) rune {
+				if isControl(r) {
+					return -1
+				}
+				return r
+			}, in)
+			if out != want {
+				t.Fatalf("printable(%q) = %q, want only the control characters gone: %q", in, out, want)
+			}
+		}
+	})
 }

@@ -83,6 +83,7 @@ func trimLineEnd(line string) string {
 	}
 	return line[:end] + "\x1b[m"
 }
+
 // trimBlankLines drops the blank lines Glamour puts around a document.
 func trimBlankLines(s string) string {
 	lines := strings.Split(s, "\n")

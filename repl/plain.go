@@ -27,7 +27,7 @@ var ErrInterrupted = errors.New("interrupted")
 // limit; /exit! does not wait. It returns an error when a line failed;
 // the transcript says why.
 func RunPlain(ctx context.Context, c *Chat, in io.Reader, out io.Writer) error {
-	p := &plainPrinter{chat: c, w: &writer{out: out, style: plainStyle{}}, turns: map[string]*turnTranscript{}}
+	p := &plainPrinter{chat: c, w: &writer{out: out, style: plainStyle{}}, turns: map[*Turn]*turnTranscript{}}
 	c.SetSink(p.event)
 	defer c.SetSink(nil)
 	p.print(c.Opening(ctx)...)
@@ -75,36 +75,52 @@ type plainPrinter struct {
 
 	mu       sync.Mutex
 	w        *writer
-	turns    map[string]*turnTranscript // by agent
-	line     string                     // the agent whose turn the current line runs
-	holding  bool                       // a line is being handled
-	held     []string                   // output waiting for the line to end
+	turns    map[*Turn]*turnTranscript
+	line     string   // the agent whose turn the current line runs
+	holding  bool     // a line is being handled
+	held     []string // output waiting for the line to end
 	failures int
 }
 
 // turnTranscript is a running turn's transcript, kept until it ends.
+// Its streamed text is laid out once whole (up to the next tool call),
+// so that an escape sequence split between pieces is still removed.
 type turnTranscript struct {
-	buf bytes.Buffer
-	w   *writer
+	buf  bytes.Buffer
+	w    *writer
+	text strings.Builder
+}
+
+// flush lays out the text streamed since the last tool call.
+func (t *turnTranscript) flush() {
+	t.w.text(t.text.String())
+	t.text.Reset()
 }
 
 // handle prints a line, carries it out and waits for the turn it starts.
-// A script cannot see when an agent is busy: a line comes after the turn
-// the agent in view runs (woken by its tasks), rather than be refused.
+// A script cannot see when an agent is busy: a message, /fork or /clear
+// comes after the turns the agent in view runs (woken by its tasks),
+// rather than be refused.
 func (p *plainPrinter) handle(ctx context.Context, line string) Reply {
-	if !waitTurn(ctx, p.chat.runningTurn(p.chat.Current().ID)) {
-		return Reply{}
-	}
-	p.mu.Lock()
-	p.holding = true
-	p.w.block(Block{Kind: BlockUser, Text: strings.TrimSpace(line)})
-	p.mu.Unlock()
-	reply := p.chat.Submit(ctx, line)
-	// A wake that began meanwhile: after it, once more.
-	for reply.busy != nil && waitTurn(ctx, reply.busy) {
+	in, err := ParseLine(line)
+	idle := err == nil && in.needsIdle()
+	var reply Reply
+	for {
+		if idle && !p.waitIdle(ctx) {
+			return Reply{}
+		}
+		p.mu.Lock()
+		p.holding = true
+		p.mu.Unlock()
 		reply = p.chat.Submit(ctx, line)
+		if reply.busy == nil {
+			break
+		}
+		// A wake began meanwhile: its transcript goes first.
+		p.release()
 	}
 	p.mu.Lock()
+	p.w.block(Block{Kind: BlockUser, Text: strings.TrimSpace(line)})
 	for _, b := range reply.Blocks {
 		p.w.block(b)
 	}
@@ -118,6 +134,12 @@ func (p *plainPrinter) handle(ctx context.Context, line string) Reply {
 	if t := reply.Turn(); t != nil {
 		<-t.Start()
 	}
+	p.release()
+	return reply
+}
+
+// release ends the handling of a line: what was held back is printed.
+func (p *plainPrinter) release() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.holding, p.line = false, ""
@@ -125,7 +147,20 @@ func (p *plainPrinter) handle(ctx context.Context, line string) Reply {
 		p.w.chunk(s)
 	}
 	p.held = nil
-	return reply
+}
+
+// waitIdle waits until the agent in view runs no turn (a turn may wake
+// the next); false when ctx ended first.
+func (p *plainPrinter) waitIdle(ctx context.Context) bool {
+	for {
+		t := p.chat.runningTurn(p.chat.Current().ID)
+		if t == nil {
+			return true
+		}
+		if !waitTurn(ctx, t) {
+			return false
+		}
+	}
 }
 
 // waitTurn waits for a turn (if any) to end; false when ctx ended first.
@@ -163,24 +198,26 @@ func (p *plainPrinter) event(e Event) {
 	case TurnStart:
 		t := &turnTranscript{}
 		t.w = &writer{out: &t.buf, style: plainStyle{}}
-		p.turns[e.Session] = t
+		p.turns[e.turn] = t
 	case TurnText:
-		if t := p.turns[e.Session]; t != nil {
-			t.w.text(e.Text)
+		if t := p.turns[e.turn]; t != nil {
+			t.text.WriteString(e.Text)
 		}
 	case TurnTool, TurnToolFailed:
-		if t := p.turns[e.Session]; t != nil {
+		if t := p.turns[e.turn]; t != nil {
+			t.flush()
 			t.w.toolLine(e.Text)
 		}
 	case TurnEnd:
 		if e.Err != nil {
 			p.failures++
 		}
-		t := p.turns[e.Session]
+		t := p.turns[e.turn]
 		if t == nil {
 			return
 		}
-		delete(p.turns, e.Session)
+		delete(p.turns, e.turn)
+		t.flush()
 		t.w.end(e)
 		text := t.buf.String()
 		if e.Session != p.chat.Current().ID {

@@ -208,6 +208,26 @@ func TestPlainWaitsForTasks(t *testing.T) {
 	golden.Check(t, "tasks.golden", []byte(termtest.NormalizeDurations(termtest.NormalizeIDs(p.out.String()))))
 }
 
+// TestPlainStreamedEscapes: an escape sequence split between two pieces
+// of a streamed answer is removed whole.
+func TestPlainStreamedEscapes(t *testing.T) {
+	c := openChat(t, testEngine(t, t.TempDir()), "")
+	var out bytes.Buffer
+	p := &plainPrinter{chat: c, w: &writer{out: &out, style: plainStyle{}}, turns: map[*Turn]*turnTranscript{}}
+	turn := &Turn{}
+	id := c.Current().ID
+	for _, e := range []Event{
+		{Kind: TurnStart}, {Kind: TurnText, Text: "a \x1b[3"}, {Kind: TurnText, Text: "1mred\x1b"}, {Kind: TurnText, Text: "[0m word"},
+		{Kind: TurnTool, Text: "→ bash ls"}, {Kind: TurnText, Text: "done"}, {Kind: TurnEnd},
+	} {
+		e.Session, e.turn = id, turn
+		p.event(e)
+	}
+	if want := "a red word\n\n→ bash ls\n\ndone\n\n"; out.String() != want {
+		t.Fatalf("transcript %q, want %q", out.String(), want)
+	}
+}
+
 // TestPlainLineWaitsForAWake: a line typed while the agent in view runs a
 // turn its tasks woke is carried out after that turn, not refused: a
 // script cannot tell when an agent is busy.
@@ -233,6 +253,9 @@ tool_calls = [{ name = "bash", input = { command = "while [ ! -e wake-release ];
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// A command that does not need the agent idle does not wait.
+	p.line(t, "/agents")
+	p.out.waitFor(t, "working ← current")
 	p.line(t, "What is 2+2?")
 	time.Sleep(200 * time.Millisecond) // time enough to be refused
 	if out := p.out.String(); strings.Contains(out, "2+2") || strings.Contains(out, "still working") {

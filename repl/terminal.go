@@ -173,10 +173,12 @@ type terminalModel struct {
 	// out.
 	buf bytes.Buffer
 	w   *writer
-	// live is the answer being written, per agent, since its last tool
-	// call; unseen holds what agents out of view did, shown when the user
-	// moves to them.
-	live   map[string]*strings.Builder
+	// live is the answer being written, per turn, since its last tool
+	// call, and latest each agent's newest turn (an agent's next turn may
+	// begin before the end of the one before is shown). unseen holds what
+	// agents out of view did, shown when the user moves to them.
+	live   map[*Turn]*strings.Builder
+	latest map[string]*Turn
 	unseen map[string][]Block
 
 	opened   bool    // the opening was printed
@@ -206,7 +208,8 @@ func newTerminalModel(ctx context.Context, c *Chat, hist *History, out printer) 
 		spin:   spinner.New(spinner.WithSpinner(spinner.Dot)),
 		md:     newMarkdown(),
 		width:  80,
-		live:   map[string]*strings.Builder{},
+		live:   map[*Turn]*strings.Builder{},
+		latest: map[string]*Turn{},
 		unseen: map[string][]Block{},
 	}
 	m.style = newTermStyle(m.md, &m.width)
@@ -286,7 +289,7 @@ func (m *terminalModel) key(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	case "esc":
-		m.armed, m.hint = false, ""
+		m.disarm()
 		if m.chat.Interrupt() {
 			m.hint = "Stopping the turn…"
 		}
@@ -294,14 +297,14 @@ func (m *terminalModel) key(k tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		return m.submit()
 	case "up":
-		m.armed, m.hint = false, "" // a line comes back: Ctrl+C clears it first
+		m.disarm() // a line comes back: Ctrl+C clears it first
 		if line, ok := m.hist.Prev(m.input.Value()); ok {
 			m.input.SetValue(line)
 			m.input.CursorEnd()
 		}
 		return nil
 	case "down":
-		m.armed, m.hint = false, ""
+		m.disarm()
 		if line, ok := m.hist.Next(); ok {
 			m.input.SetValue(line)
 			m.input.CursorEnd()
@@ -330,6 +333,13 @@ func (m *terminalModel) interrupt() tea.Cmd {
 		m.arm()
 	}
 	return nil
+}
+
+// disarm undoes arm: the next Ctrl+C does not leave.
+func (m *terminalModel) disarm() {
+	if m.armed {
+		m.armed, m.hint = false, ""
+	}
 }
 
 // arm makes the next Ctrl+C at an empty prompt leave, and says so, with
@@ -406,10 +416,10 @@ func (m *terminalModel) event(e Event) {
 	inView := e.Session == current
 	switch e.Kind {
 	case TurnStart:
-		m.live[e.Session] = &strings.Builder{}
+		m.live[e.turn], m.latest[e.Session] = &strings.Builder{}, e.turn
 		return
 	case TurnText:
-		if b := m.live[e.Session]; b != nil {
+		if b := m.live[e.turn]; b != nil {
 			b.WriteString(e.Text)
 		}
 		return
@@ -427,12 +437,15 @@ func (m *terminalModel) event(e Event) {
 	case TasksChanged:
 		return // the status line shows it
 	}
-	blocks := m.takeLive(e.Session)
+	blocks := m.takeLive(e.turn)
 	switch e.Kind {
 	case TurnTool, TurnToolFailed:
 		blocks = append(blocks, Block{Kind: BlockTool, Text: e.Text})
 	case TurnEnd:
-		delete(m.live, e.Session)
+		delete(m.live, e.turn)
+		if m.latest[e.Session] == e.turn {
+			delete(m.latest, e.Session)
+		}
 		switch {
 		case e.Cancelled:
 			blocks = append(blocks, Block{Kind: BlockNote, Text: "Cancelled."})
@@ -466,10 +479,10 @@ func (m *terminalModel) event(e Event) {
 	}
 }
 
-// takeLive returns the answer written so far by an agent as a block, and
+// takeLive returns the answer a turn has written so far as a block, and
 // starts a new one.
-func (m *terminalModel) takeLive(id string) []Block {
-	b := m.live[id]
+func (m *terminalModel) takeLive(t *Turn) []Block {
+	b := m.live[t]
 	if b == nil || strings.TrimSpace(b.String()) == "" {
 		return nil
 	}
@@ -483,7 +496,8 @@ func (m *terminalModel) View() tea.View {
 		return tea.NewView("")
 	}
 	var b strings.Builder
-	if live := m.live[m.chat.Current().ID]; live != nil && live.Len() > 0 {
+	if t, ok := m.latest[m.chat.Current().ID]; ok && m.live[t] != nil && m.live[t].Len() > 0 {
+		live := m.live[t]
 		// Only the end of a long answer fits; all of it is printed above
 		// when it is complete.
 		lines := strings.Split(lipgloss.Wrap(strings.TrimRight(printable(live.String()), "\n"), m.width, ""), "\n")

@@ -399,7 +399,7 @@ func TestTerminalLiveAnswerFitsTheScreen(t *testing.T) {
 	c, u := startTUI(t)
 	u.update(tea.WindowSizeMsg{Width: 40, Height: 10})
 	id := c.Current().ID
-	u.m.live[id] = &strings.Builder{}
+	u.update(eventMsg{Session: id, Kind: TurnStart})
 	u.update(eventMsg{Session: id, Kind: TurnText, Text: strings.Repeat("a long line of streamed text ", 30)})
 	view := ansi.Strip(u.m.View().Content)
 	if n := strings.Count(view, "\n") + 1; n > 10 {
