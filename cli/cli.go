@@ -65,7 +65,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(env.Stderr, "superagents: %s\n", oneLine(errors.New(tasks.Message(err))))
+	fmt.Fprintf(env.Stderr, "superagents: %s\n", oneLine(tasks.Message(err)))
 	return exitCode(err)
 }
 
@@ -94,9 +94,9 @@ func isCobraUsageError(err error) bool {
 	return false
 }
 
-// oneLine keeps an error on one line of stderr.
-func oneLine(err error) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+// oneLine keeps a message on one line of stderr.
+func oneLine(msg string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " ")
 }
 
 // app holds what the commands of one run share: the environment, the

@@ -383,7 +383,7 @@ func (a *app) taskWorkCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			report := func(verb, text string) {
-				fmt.Fprintf(a.env.Stdout, "%s %s\n", verb, oneLine(errors.New(text)))
+				fmt.Fprintf(a.env.Stdout, "%s %s\n", verb, oneLine(text))
 				if f, ok := a.env.Stdout.(*os.File); ok {
 					f.Close() // the launcher stops reading here
 				}
