@@ -118,6 +118,7 @@ func (p *plainPrinter) handle(ctx context.Context, line string) Reply {
 		}
 		// A wake began meanwhile: its transcript goes first.
 		p.release()
+		idle = true
 	}
 	p.mu.Lock()
 	p.w.block(Block{Kind: BlockUser, Text: strings.TrimSpace(line)})
