@@ -84,11 +84,25 @@ type Store interface {
 	LastChangeID(ctx context.Context) (int64, error)
 
 	// RegisterRunner records a runner; TouchRunner marks it alive now;
-	// RemoveRunner deletes it. Runners lists them.
+	// RemoveRunner deletes it, and the turn leases it holds, in one
+	// transaction. Runners lists them.
 	RegisterRunner(ctx context.Context, r Runner) error
 	TouchRunner(ctx context.Context, id string) error
 	RemoveRunner(ctx context.Context, id string) error
 	Runners(ctx context.Context) ([]Runner, error)
+
+	// AcquireTurn takes the turn lease of l.SessionID for l.RunnerID and
+	// returns it with AcquiredAt set. It refuses with a *BusyError while
+	// another lease is held (even by the same runner: one turn at a time),
+	// with a *TaskSessionError when the session is a task's and l.TaskID
+	// is not that task, and with ErrNotFound when the session does not
+	// exist. A lease whose runner is no longer registered is taken over.
+	AcquireTurn(ctx context.Context, l TurnLease) (TurnLease, error)
+	// ReleaseTurn gives back a lease of sessionID held by runnerID; it is
+	// a no-op when that runner does not hold it.
+	ReleaseTurn(ctx context.Context, sessionID, runnerID string) error
+	// Lease returns the lease held on a session (ErrNotFound when none).
+	Lease(ctx context.Context, sessionID string) (TurnLease, error)
 
 	io.Closer
 }

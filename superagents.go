@@ -262,9 +262,18 @@ type NewSession struct {
 	Messages []Message
 }
 
+// MCPClientAgent is the agent recorded on the session of an MCP client:
+// the session records the client's tasks and their notices, and runs no
+// turn of its own.
+const MCPClientAgent = "mcp"
+
 // ForkOptions describes the child of a fork.
 type ForkOptions struct {
 	Agent string // defaults to the parent's agent
 	Model string // defaults to the parent's model
 	Title string
+	// Messages are stored in the child in the fork's own transaction (the
+	// record of where it came from, see ForkRecord): a crash leaves the
+	// child with them or no child at all.
+	Messages []Message
 }

@@ -77,7 +77,7 @@ func (a *app) chat(cmd *cobra.Command, f chatFlags) error {
 	// The terminal chat shows the model notice in its transcript: printed
 	// before it starts, a line wider than the screen would be drawn over.
 	a.holdNotice = terminal
-	eng, mgr, bus, err := a.openTasks(ctx, f.model)
+	rt, err := a.openRuntime(ctx, f.model)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (a *app) chat(cmd *cobra.Command, f chatFlags) error {
 		}
 		sessionID = sess.ID
 	case f.resume:
-		sess, err := repl.LatestSession(ctx, eng.Store)
+		sess, err := repl.LatestSession(ctx, rt.Store)
 		if errors.Is(err, sa.ErrNotFound) {
 			return usagef("--continue: there is no session yet; run 'superagents' to start one")
 		}
@@ -99,7 +99,7 @@ func (a *app) chat(cmd *cobra.Command, f chatFlags) error {
 		}
 		sessionID = sess.ID
 	}
-	chat, err := repl.Open(ctx, repl.Options{Engine: eng, Tasks: mgr, Bus: bus, Session: sessionID, Agent: f.agent, Model: f.model})
+	chat, err := repl.Open(ctx, repl.Options{Runtime: rt, Session: sessionID, Agent: f.agent, Model: f.model})
 	if err != nil {
 		return err
 	}

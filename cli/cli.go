@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
 )
@@ -107,6 +108,7 @@ type app struct {
 	workspace string
 	store     *sqlite.Store
 	closers   []func() error // run when the command ends, last first
+	rt        *runtime.Runtime
 	// holdNotice keeps the model notice for the command to show itself
 	// (the terminal chat, in its own layout) instead of printing it.
 	holdNotice bool

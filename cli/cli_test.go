@@ -80,8 +80,19 @@ func TestSeed004Walkthrough(t *testing.T) {
 		"User: What is 3+3?", "Agent: 3+3 equals 6.",
 		"User: What is 5+5?", "Agent: 5+5 equals 10.",
 	}, "\n\n")
-	if got := h.ok("", "history", c); got != want {
-		t.Fatalf("history C =\n%s\nwant\n%s", got, want)
+	// Each fork records where it came from: a note for people (kind
+	// fork), never sent to a model; the conversation is the seed's.
+	got := h.ok("", "history", c)
+	for _, parent := range []string{a, b} {
+		record := "System: Forked from " + parent[:6] + "..."
+		if !strings.Contains(got, record) {
+			t.Fatalf("history C has no %q:\n%s", record, got)
+		}
+		got = strings.Replace(got, record+"\n\n", "", 1)
+		got = strings.TrimSuffix(got, "\n\n"+record)
+	}
+	if got != want {
+		t.Fatalf("history C without its fork records =\n%s\nwant\n%s", got, want)
 	}
 
 	// A message added to A after the forks is in neither B nor C.

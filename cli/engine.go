@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/superagents/superagents/agents"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/runtime"
 )
 
 // lookupEnv adapts Env.Getenv to the (value, ok) form: an empty variable
@@ -82,10 +84,15 @@ func (a *app) agentDirs(workspace string) agents.Dirs {
 	return dirs
 }
 
-// openEngine builds the engine for commands that run agents. It says once
-// on stderr when no model was configured and the offline one is used, and
-// reports profile files that do not load.
-func (a *app) openEngine(ctx context.Context, model string) (*engine.Engine, error) {
+// openRuntime builds what runs agents, wired as every command wires it:
+// the engine (whose agents get the task tools), the event bus and the
+// task manager. It says once on stderr when no model was configured and
+// the offline one is used, and reports profile files that do not load.
+// Everything closes with the command.
+func (a *app) openRuntime(ctx context.Context, model string) (*runtime.Runtime, error) {
+	if a.rt != nil {
+		return a.rt, nil
+	}
 	cfg, err := a.loadConfig(model)
 	if err != nil {
 		return nil, err
@@ -98,18 +105,24 @@ func (a *app) openEngine(ctx context.Context, model string) (*engine.Engine, err
 	if err != nil {
 		return nil, err
 	}
-	eng, problems, err := engine.New(engine.Options{
+	rt, problems, err := runtime.Open(ctx, runtime.Options{
 		Store: st, Config: cfg, Workspace: ws, AgentDirs: a.agentDirs(ws), BashEnv: a.env.Environ,
 	})
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, eng.Close)
+	a.rt = rt
+	a.closers = append(a.closers, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		a.rt = nil
+		return rt.Close(ctx)
+	})
 	a.noticeOnce(cfg.Notice())
 	for _, p := range problems {
 		fmt.Fprintf(a.env.Stderr, "warning: agent profile skipped: %v\n", p)
 	}
-	return eng, nil
+	return rt, nil
 }
 
 // isUnknownAgent reports whether err is about an agent name.

@@ -38,12 +38,12 @@ func (a *app) mcpCommand() *cobra.Command {
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			eng, mgr, bus, err := a.openTasks(ctx, model)
+			rt, err := a.openRuntime(ctx, model)
 			if err != nil {
 				return err
 			}
 			srv, err := mcpserver.New(mcpserver.Options{
-				Manager: mgr, Store: eng.Store, Bus: bus,
+				Runtime: rt,
 				Version: versionInfo(a.env.Version).Version,
 				Logger:  slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			})

@@ -13,6 +13,7 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/agent"
 	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/runtime"
 )
 
 func (a *app) runCommand() *cobra.Command {
@@ -47,13 +48,17 @@ the agent reads while it works is printed before its answer.`,
 				return usagef("--agent and --session together: a session keeps its own agent")
 			}
 			ctx := cmd.Context()
-			eng, mgr, _, err := a.openTasks(ctx, model)
+			rt, err := a.openRuntime(ctx, model)
 			if err != nil {
 				return err
 			}
+			eng, mgr := rt.Engine, rt.Tasks
 			var sess sa.Session
 			if sessionID != "" {
 				if sess, err = a.resolveSession(ctx, sessionID); err != nil {
+					return err
+				}
+				if err := rt.CheckWritable(ctx, sess.ID); err != nil {
 					return err
 				}
 			} else {
@@ -71,6 +76,13 @@ the agent reads while it works is printed before its answer.`,
 					return err
 				}
 			}
+			// The session is this command's until it exits (its wakes
+			// included): no other turn, in any process, runs there meanwhile.
+			turn, err := rt.Begin(ctx, sess.ID, runtime.HolderRun)
+			if err != nil {
+				return err
+			}
+			defer turn.End()
 			p := &turnPrinter{ctx: ctx, out: a.env.Stdout, errOut: a.env.Stderr, json: asJSON, stream: a.env.StdoutIsTerminal}
 			if wait {
 				p.notices, p.store, p.session = true, eng.Store, sess.ID
@@ -79,7 +91,7 @@ the agent reads while it works is printed before its answer.`,
 				}
 			}
 			opts := engine.TurnOptions{OnEvent: p.event}
-			outcome, runErr := eng.Run(ctx, sess.ID, opts, engine.UserMessage(prompt))
+			outcome, runErr := turn.Run(ctx, opts, engine.UserMessage(prompt))
 			if err := p.finish(sess, outcome, runErr); err != nil {
 				return err
 			}
@@ -102,7 +114,7 @@ the agent reads while it works is printed before its answer.`,
 				if err != nil || !wake {
 					return err
 				}
-				outcome, runErr = eng.Run(ctx, sess.ID, opts)
+				outcome, runErr = turn.Run(ctx, opts)
 				if err := p.finish(sess, outcome, runErr); err != nil {
 					return err
 				}

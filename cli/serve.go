@@ -108,20 +108,20 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		fmt.Fprintf(a.env.Stderr, "warning: %v (replacing it)\n", err)
 	}
 
-	eng, mgr, bus, err := a.openTasks(ctx, "")
+	rt, err := a.openRuntime(ctx, "")
 	if err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	version := versionInfo(a.env.Version).Version
 	// The task tools over MCP's streamable HTTP, at /mcp behind the token.
-	tools, err := mcpserver.New(mcpserver.Options{Manager: mgr, Store: eng.Store, Bus: bus, Version: version, Logger: logger})
+	tools, err := mcpserver.New(mcpserver.Options{Runtime: rt, Version: version, Logger: logger})
 	if err != nil {
 		return err
 	}
 	a.closers = append(a.closers, tools.Close)
 	srv, err := httpapi.New(httpapi.Options{
-		Engine: eng, Tasks: mgr, Bus: bus, Token: token, Version: version,
+		Runtime: rt, Token: token, Version: version,
 		MCP:         tools.HTTPHandler(mcpserver.HTTPOptions{SessionTimeout: mcpSessionTimeout}),
 		AllowOrigin: f.allowOrigin, AllowHosts: f.allowHosts, Logger: logger,
 		RateLimit: f.rateLimit, RateBurst: int(2 * f.rateLimit), ShutdownTimeout: f.shutdownTimeout,

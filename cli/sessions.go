@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/runtime"
 )
 
 func (a *app) sessionsCommand() *cobra.Command {
@@ -148,8 +148,11 @@ func (a *app) appendCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, _ := a.openStore(cmd.Context())
-			stored, err := st.Append(cmd.Context(), sess.ID, sa.Message{Role: r, Parts: []sa.Part{sa.TextPart(text)}})
+			rt, err := a.openRuntime(cmd.Context(), "")
+			if err != nil {
+				return err
+			}
+			stored, err := rt.Append(cmd.Context(), sess.ID, runtime.HolderCLI, sa.Message{Role: r, Parts: []sa.Part{sa.TextPart(text)}})
 			if err != nil {
 				return err
 			}
@@ -182,8 +185,11 @@ afterwards are seen only by that one. Prints the child's id.`,
 			if err != nil {
 				return err
 			}
-			st, _ := a.openStore(cmd.Context())
-			child, err := st.Fork(cmd.Context(), parent.ID, sa.ForkOptions{Agent: agent, Title: cmp.Or(title, parent.Title)})
+			rt, err := a.openRuntime(cmd.Context(), "")
+			if err != nil {
+				return err
+			}
+			child, err := rt.Fork(cmd.Context(), parent.ID, sa.ForkOptions{Agent: agent, Title: title})
 			if err != nil {
 				return err
 			}
@@ -207,13 +213,16 @@ func (a *app) clearCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, _ := a.openStore(cmd.Context())
-			stored, err := st.Append(cmd.Context(), sess.ID, sa.ClearMessage())
+			rt, err := a.openRuntime(cmd.Context(), "")
+			if err != nil {
+				return err
+			}
+			stored, err := rt.Clear(cmd.Context(), sess.ID, runtime.HolderCLI)
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return writeJSON(a.env.Stdout, stored[0])
+				return writeJSON(a.env.Stdout, stored)
 			}
 			return nil
 		},
@@ -278,8 +287,11 @@ cancelled (the process running them stops them within moments).`,
 			if err != nil {
 				return err
 			}
-			st, _ := a.openStore(cmd.Context())
-			if err := st.DeleteSession(cmd.Context(), sess.ID); err != nil {
+			rt, err := a.openRuntime(cmd.Context(), "")
+			if err != nil {
+				return err
+			}
+			if err := rt.Delete(cmd.Context(), sess.ID); err != nil {
 				return err
 			}
 			if asJSON {

@@ -16,35 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/engine"
-	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/tasks"
 )
-
-// openTasks builds the engine with the task manager wired in: the agents
-// it runs get the task tools. The manager and bus close with the command.
-func (a *app) openTasks(ctx context.Context, model string) (*engine.Engine, *tasks.Manager, *events.Bus, error) {
-	eng, err := a.openEngine(ctx, model)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	bus, err := events.New(ctx, eng.Store, events.Options{})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	a.closers = append(a.closers, func() error { bus.Close(); return nil })
-	mgr, err := tasks.New(ctx, tasks.Options{Store: eng.Store, Engine: eng, Bus: bus, Limits: eng.Config.Tasks, Fork: eng.Config.Fork})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	a.closers = append(a.closers, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		return mgr.Close(ctx)
-	})
-	eng.TaskTools = mgr.ToolsFor
-	return eng, mgr, bus, nil
-}
 
 func (a *app) tasksCommand() *cobra.Command {
 	var (
@@ -150,10 +123,11 @@ timeout passes (seconds; default 60, at most 600).`,
 			if most := int(tasks.MaxBlockTimeout.Seconds()); timeout < 1 || timeout > most {
 				return usagef("--timeout must be between 1 and %d seconds, not %d", most, timeout)
 			}
-			_, mgr, _, err := a.openTasks(cmd.Context(), "")
+			rt, err := a.openRuntime(cmd.Context(), "")
 			if err != nil {
 				return err
 			}
+			mgr := rt.Tasks
 			r, err := mgr.OutputTool(cmd.Context(), "", tasks.OutputInput{TaskID: args[0], Block: block, Timeout: timeout})
 			if err != nil {
 				return err
@@ -185,10 +159,11 @@ tools stop (a task running in another superagents process stops within a
 second, when that process sees the change).`,
 		Args: exactArgs(1, "one task id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, mgr, _, err := a.openTasks(cmd.Context(), "")
+			rt, err := a.openRuntime(cmd.Context(), "")
 			if err != nil {
 				return err
 			}
+			mgr := rt.Tasks
 			r, err := mgr.CancelTool(cmd.Context(), "", tasks.CancelInput{TaskID: args[0]})
 			if err != nil {
 				return err
@@ -280,10 +255,11 @@ func (r workerRequest) args() []string {
 func (a *app) launchWorker(ctx context.Context, req workerRequest, asJSON, wait bool) error {
 	if wait {
 		// In this process: launch, then wait.
-		_, mgr, _, err := a.openTasks(ctx, "")
+		rt, err := a.openRuntime(ctx, "")
 		if err != nil {
 			return err
 		}
+		mgr := rt.Tasks
 		t, err := a.workerLaunch(ctx, mgr, req)
 		if err != nil {
 			return err
@@ -388,11 +364,12 @@ func (a *app) taskWorkCommand() *cobra.Command {
 					f.Close() // the launcher stops reading here
 				}
 			}
-			_, mgr, _, err := a.openTasks(ctx, "")
+			rt, err := a.openRuntime(ctx, "")
 			if err != nil {
 				report("error", err.Error())
 				return err
 			}
+			mgr := rt.Tasks
 			t, err := a.workerLaunch(ctx, mgr, req)
 			if err != nil {
 				// The launcher exits as this process would have: a usage

@@ -114,14 +114,14 @@ func TestCORSAllowsOneOrigin(t *testing.T) {
 
 func TestNewRefusesBadOptions(t *testing.T) {
 	h := newHarness(t)
-	base := httpapi.Options{Engine: h.eng, Tasks: h.mgr, Bus: h.bus, Token: testToken}
+	base := httpapi.Options{Runtime: h.stack.Runtime, Token: testToken}
 	tests := []struct {
 		name   string
 		change func(*httpapi.Options)
 		want   string
 	}{
 		{"short token", func(o *httpapi.Options) { o.Token = "short" }, "token"},
-		{"no manager", func(o *httpapi.Options) { o.Tasks = nil }, "task manager"},
+		{"no runtime", func(o *httpapi.Options) { o.Runtime = nil }, "runtime"},
 		{"wildcard origin", func(o *httpapi.Options) { o.AllowOrigin = "*" }, "origin"},
 		{"origin with a path", func(o *httpapi.Options) { o.AllowOrigin = "https://a.example/x" }, "origin"},
 		{"negative rate", func(o *httpapi.Options) { o.RateLimit = -1 }, "rate"},

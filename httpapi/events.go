@@ -96,7 +96,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	cursor := s.opts.Bus.From(after)
+	cursor := s.rt.Bus.From(after)
 	// Events that are ready at once go out together: the stream is
 	// flushed when the cursor has nothing more to give right now.
 	ready, notReady := context.WithCancel(ctx)

@@ -92,7 +92,7 @@ func (h *harness) start() {
 	stack := stacktest.Open(t, h.dir, h.ws, h.cfg, h.storeOps...)
 	st, eng, bus, mgr := stack.Store, stack.Engine, stack.Bus, stack.Tasks
 	opts := h.opts
-	opts.Engine, opts.Tasks, opts.Bus, opts.Version = eng, mgr, bus, "test"
+	opts.Runtime, opts.Version = stack.Runtime, "test"
 	if opts.Token == "" {
 		opts.Token = testToken
 	}

@@ -26,9 +26,7 @@ import (
 	"golang.org/x/time/rate"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/engine"
-	"github.com/superagents/superagents/events"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/runtime"
 )
 
 // Defaults of Options.
@@ -40,12 +38,9 @@ const (
 
 // Options configure a Server.
 type Options struct {
-	// Engine runs the turns; its Store is the API's store.
-	Engine *engine.Engine
-	// Tasks is the task manager (wired to Engine as its TaskTools).
-	Tasks *tasks.Manager
-	// Bus follows the store's change log for the event stream.
-	Bus *events.Bus
+	// Runtime runs the turns and tasks; its Store is the API's store and
+	// its Bus feeds the event stream.
+	Runtime *runtime.Runtime
 	// Token is the bearer token every API request must carry.
 	Token string
 	// Version is reported by /v1/health.
@@ -80,6 +75,7 @@ type Options struct {
 // Server is the HTTP API. Serve runs it on a listener.
 type Server struct {
 	opts    Options
+	rt      *runtime.Runtime
 	store   sa.Store
 	log     *slog.Logger
 	maxBody int64
@@ -104,12 +100,8 @@ type Server struct {
 // New checks the options and makes a server.
 func New(opts Options) (*Server, error) {
 	switch {
-	case opts.Engine == nil || opts.Engine.Store == nil:
-		return nil, errors.New("httpapi: an engine with a store is required")
-	case opts.Tasks == nil:
-		return nil, errors.New("httpapi: a task manager is required")
-	case opts.Bus == nil:
-		return nil, errors.New("httpapi: an event bus is required")
+	case opts.Runtime == nil:
+		return nil, errors.New("httpapi: a runtime is required")
 	case len(opts.Token) < 16:
 		return nil, errors.New("httpapi: a token of at least 16 characters is required")
 	case opts.RateLimit < 0:
@@ -122,7 +114,8 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		opts:    opts,
-		store:   opts.Engine.Store,
+		rt:      opts.Runtime,
+		store:   opts.Runtime.Store,
 		log:     opts.Logger,
 		maxBody: opts.MaxBodyBytes,
 		started: time.Now(),
@@ -144,7 +137,7 @@ func New(opts Options) (*Server, error) {
 		s.mcpLimit = rate.NewLimiter(rate.Limit(opts.RateLimit), max(opts.RateBurst, 1))
 	}
 	s.streams, s.endStreams = context.WithCancel(context.Background())
-	s.turns = newTurns(opts.Engine, opts.Tasks, s.log)
+	s.turns = newTurns(opts.Runtime, s.log)
 	return s, nil
 }
 

@@ -10,7 +10,7 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/engine"
-	"github.com/superagents/superagents/mcpserver"
+	"github.com/superagents/superagents/runtime"
 )
 
 // sessionView is a session with what this server knows of its turns.
@@ -55,13 +55,13 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	profile, err := s.opts.Engine.Profile(req.Agent)
+	profile, err := s.rt.Engine.Profile(req.Agent)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	if req.Model != "" {
-		if err := s.opts.Engine.Check(sa.Session{Agent: profile.Name, Model: req.Model}); err != nil {
+		if err := s.rt.Engine.Check(sa.Session{Agent: profile.Name, Model: req.Model}); err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -160,13 +160,13 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if err := s.opts.Engine.Check(sa.Session{Agent: sess.Agent, Model: cmp.Or(req.Model, sess.Model)}); err != nil {
+	if err := s.rt.Engine.Check(sa.Session{Agent: sess.Agent, Model: cmp.Or(req.Model, sess.Model)}); err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	var stored sa.Message
-	tr, err := s.turns.start(sess.ID, req.Model, func() error {
-		msgs, err := s.store.Append(ctx, sess.ID, engine.UserMessage(req.Text))
+	tr, err := s.turns.start(sess.ID, req.Model, func(lease *runtime.Turn) error {
+		msgs, err := lease.Append(ctx, engine.UserMessage(req.Text))
 		if err == nil {
 			stored = msgs[0]
 		}
@@ -213,15 +213,15 @@ func (s *Server) notTaskSession(ctx context.Context, sessionID, why string) erro
 // session of an MCP client (its parent session, which only records its
 // tasks' notices) or one whose agent was removed from the configuration.
 func (s *Server) hasAgent(sess sa.Session) error {
-	if _, err := s.opts.Engine.Profile(sess.Agent); err == nil {
+	if _, err := s.rt.Engine.Profile(sess.Agent); err == nil {
 		return nil
 	}
-	if sess.Agent == mcpserver.AgentName {
+	if sess.Agent == sa.MCPClientAgent {
 		return errStatus(http.StatusConflict, "session %s belongs to an MCP client: it records the client's tasks and has no agent to run a turn; "+
 			"create a session with POST /v1/sessions, or launch a task with POST /v1/tasks", sa.ShortID(sess.ID))
 	}
 	return errStatus(http.StatusConflict, "session %s runs agent %q, which is not defined any more: available agents are %s; fork the session with another agent",
-		sa.ShortID(sess.ID), sess.Agent, strings.Join(s.opts.Engine.Agents.Names(), ", "))
+		sa.ShortID(sess.ID), sess.Agent, strings.Join(s.rt.Engine.Agents.Names(), ", "))
 }
 
 func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
@@ -234,7 +234,7 @@ func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Agent != "" {
-		if _, err := s.opts.Engine.Profile(req.Agent); err != nil {
+		if _, err := s.rt.Engine.Profile(req.Agent); err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -245,13 +245,8 @@ func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	child, err := s.store.Fork(ctx, parent.ID, sa.ForkOptions{Agent: req.Agent, Title: cmp.Or(req.Title, parent.Title)})
+	child, err := s.rt.Fork(ctx, parent.ID, sa.ForkOptions{Agent: req.Agent, Title: req.Title})
 	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	// The child records where it came from, as /fork in the chat does.
-	if _, err := s.store.Append(ctx, child.ID, sa.ForkRecord(parent)); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -273,16 +268,10 @@ func (s *Server) clearSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	var stored []sa.Message
-	// Holding the session's turn slot keeps a clear from landing in the
-	// middle of a turn.
-	err = s.turns.hold(sess.ID, func() error {
-		stored, err = s.store.Append(r.Context(), sess.ID, sa.ClearMessage())
-		return err
-	})
+	stored, err := s.rt.Clear(r.Context(), sess.ID, runtime.HolderHTTP)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"message": stored[0]})
+	writeJSON(w, http.StatusOK, map[string]any{"message": stored})
 }

@@ -112,7 +112,7 @@ func (s *Server) listAgents(w http.ResponseWriter, _ *http.Request) {
 		Model       string `json:"model,omitempty"`
 	}
 	var out []agentView
-	for _, p := range s.opts.Engine.Agents.List() {
+	for _, p := range s.rt.Engine.Agents.List() {
 		out = append(out, agentView{Name: p.Name, Description: p.Description, Model: p.Model})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"agents": out})
@@ -245,7 +245,7 @@ type launchRequest struct {
 // whole number of seconds, 0 for the configured limit, never more than
 // that limit (tasks.timeout).
 func (s *Server) taskTimeout(secs float64) (time.Duration, error) {
-	limit := s.opts.Engine.Config.Tasks.Timeout.Duration
+	limit := s.rt.Engine.Config.Tasks.Timeout.Duration
 	if limit <= 0 {
 		limit = config.DefaultTaskTimeout // as the task manager does
 	}
@@ -294,7 +294,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		required("session_id", req.SessionID, "the session the task reports to"),
 		required("description", req.Description, "a few words naming the task"),
 		required("prompt", req.Prompt, "what the task should do"),
-		required("agent", req.Agent, "one of "+strings.Join(s.opts.Engine.Agents.Names(), ", ")),
+		required("agent", req.Agent, "one of "+strings.Join(s.rt.Engine.Agents.Names(), ", ")),
 	} {
 		if check != nil {
 			s.fail(w, r, check)
@@ -306,7 +306,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, inField("session_id", err))
 		return
 	}
-	t, err := s.opts.Tasks.Launch(r.Context(), tasks.LaunchRequest{
+	t, err := s.rt.Tasks.Launch(r.Context(), tasks.LaunchRequest{
 		ParentSessionID: parent.ID, Description: req.Description, Prompt: req.Prompt, Agent: req.Agent,
 		Fork: req.Fork, Timeout: timeout,
 	})
@@ -337,7 +337,7 @@ func (s *Server) taskMessages(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) cancelTask(w http.ResponseWriter, r *http.Request) {
-	t, err := s.opts.Tasks.Cancel(r.Context(), r.PathValue("id"))
+	t, err := s.rt.Tasks.Cancel(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -363,7 +363,7 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request, ref, prompt stri
 		s.fail(w, r, err)
 		return
 	}
-	t, err := s.opts.Tasks.Resume(r.Context(), ref, prompt)
+	t, err := s.rt.Tasks.Resume(r.Context(), ref, prompt)
 	if err != nil {
 		s.fail(w, r, err)
 		return

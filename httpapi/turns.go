@@ -11,12 +11,14 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/agent"
 	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/tasks"
 )
 
-// TurnState is what the server knows of a session's latest turn. Turns
-// are not in the store, so this is only known to the server that ran
-// them; their messages are stored as usual.
+// TurnState is what the server knows of a session's latest turn. The
+// turn's lease is in the store (so no other process or way in writes to
+// the session meanwhile), but its progress is only known to the server
+// that runs it; its messages are stored as usual.
 type TurnState struct {
 	// Status is idle (no turn run here yet), running, completed, failed
 	// or stopped (by a shutdown).
@@ -44,7 +46,7 @@ const (
 // and wakes an agent whose background tasks have all ended and left
 // notifications it has not answered, as `run --wait` does.
 type turns struct {
-	eng *engine.Engine
+	rt  *runtime.Runtime
 	mgr *tasks.Manager
 	log *slog.Logger
 
@@ -68,6 +70,7 @@ type turn struct {
 	started time.Time
 	done    chan struct{}
 	state   TurnState
+	lease   *runtime.Turn // nil once given back
 }
 
 // startedState is the turn's state as it started; it never changes, so
@@ -77,11 +80,11 @@ func (tr *turn) startedState() TurnState {
 	return TurnState{Status: turnRunning, StartedAt: &started}
 }
 
-func newTurns(eng *engine.Engine, mgr *tasks.Manager, log *slog.Logger) *turns {
+func newTurns(rt *runtime.Runtime, log *slog.Logger) *turns {
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &turns{eng: eng, mgr: mgr, log: log, ctx: ctx, cancel: cancel,
+	t := &turns{rt: rt, mgr: rt.Tasks, log: log, ctx: ctx, cancel: cancel,
 		running: map[string]*turn{}, last: map[string]TurnState{}, wakeable: map[string]bool{}}
-	mgr.OnIdle(t.wake)
+	rt.Tasks.OnIdle(t.wake)
 	return t
 }
 
@@ -98,24 +101,49 @@ func (t *turns) state(session string) TurnState {
 	return TurnState{Status: turnIdle}
 }
 
-// reserve takes a session's turn slot: one turn (or clear) at a time.
+// reserve takes a session's turn: its lease in the store (refused while a
+// turn or task runs there, in this process or another) and its slot here.
 func (t *turns) reserve(session, model string) (*turn, error) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.stopped {
+	stopped, running := t.stopped, t.running[session] != nil
+	t.mu.Unlock()
+	switch {
+	case stopped:
 		return nil, tasks.ErrClosed
+	case running:
+		return nil, t.busy(session)
 	}
-	if t.running[session] != nil {
-		return nil, fmt.Errorf("%w in session %s: wait for it to end (GET /v1/sessions/%s shows it)", errTurnRunning, sa.ShortID(session), session)
+	lease, err := t.rt.Begin(t.ctx, session, runtime.HolderHTTP)
+	var busy *sa.BusyError
+	switch {
+	case errors.As(err, &busy):
+		return nil, fmt.Errorf("%w: %s", errTurnRunning, busy.Error())
+	case err != nil:
+		return nil, err
 	}
-	tr := &turn{session: session, model: model, started: time.Now(), done: make(chan struct{})}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped || t.running[session] != nil {
+		lease.End()
+		if t.stopped {
+			return nil, tasks.ErrClosed
+		}
+		return nil, t.busy(session)
+	}
+	tr := &turn{session: session, model: model, started: time.Now(), done: make(chan struct{}), lease: lease}
 	tr.state = tr.startedState()
 	t.running[session] = tr
 	return tr, nil
 }
 
+// busy is the refusal of a second turn in a session that runs one here.
+func (t *turns) busy(session string) error {
+	return fmt.Errorf("%w in session %s: wait for it to end (GET /v1/sessions/%s shows it)", errTurnRunning, sa.ShortID(session), session)
+}
+
 // release gives a slot back without running a turn.
 func (t *turns) release(tr *turn) {
+	tr.lease.End()
 	t.mu.Lock()
 	delete(t.running, tr.session)
 	t.mu.Unlock()
@@ -125,13 +153,13 @@ func (t *turns) release(tr *turn) {
 // start runs a turn of a session in the background. before, if set, runs
 // first, with the session's slot held (to store the user's message): when
 // it fails no turn runs.
-func (t *turns) start(session, model string, before func() error) (*turn, error) {
+func (t *turns) start(session, model string, before func(lease *runtime.Turn) error) (*turn, error) {
 	tr, err := t.reserve(session, model)
 	if err != nil {
 		return nil, err
 	}
 	if before != nil {
-		if err := before(); err != nil {
+		if err := before(tr.lease); err != nil {
 			t.release(tr)
 			return nil, err
 		}
@@ -150,17 +178,6 @@ func (t *turns) start(session, model string, before func() error) (*turn, error)
 	return tr, nil
 }
 
-// hold runs fn with the session's turn slot held, so that no turn runs
-// meanwhile; it fails with errTurnRunning when one does.
-func (t *turns) hold(session string, fn func() error) error {
-	tr, err := t.reserve(session, "")
-	if err != nil {
-		return err
-	}
-	defer t.release(tr)
-	return fn()
-}
-
 func (t *turns) run(tr *turn) {
 	defer t.wg.Done()
 	opts := engine.TurnOptions{Model: tr.model, OnEvent: func(e agent.Event) {
@@ -170,7 +187,8 @@ func (t *turns) run(tr *turn) {
 			t.mu.Unlock()
 		}
 	}}
-	outcome, err := t.eng.Run(t.ctx, tr.session, opts)
+	outcome, err := tr.lease.Run(t.ctx, opts)
+	tr.lease.End()
 	end := time.Now()
 	state := TurnState{Status: turnCompleted, StartedAt: tr.state.StartedAt, EndedAt: &end, Answer: outcome.Text,
 		Steps: outcome.Steps, ToolCalls: outcome.ToolCalls, Usage: outcome.Usage}

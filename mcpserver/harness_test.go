@@ -80,7 +80,7 @@ func newHarness(t testing.TB, handle func(llmtest.Request) llmtest.Reply) *harne
 	h.stack = stacktest.Open(t, t.TempDir(), h.ws, stacktest.Config(t, h.ws, h.model.BaseURL()))
 	h.store, h.eng, h.bus, h.mgr = h.stack.Store, h.stack.Engine, h.stack.Bus, h.stack.Tasks
 	var err error
-	if h.srv, err = mcpserver.New(mcpserver.Options{Manager: h.mgr, Store: h.store, Bus: h.bus, Version: "test"}); err != nil {
+	if h.srv, err = mcpserver.New(mcpserver.Options{Runtime: h.stack.Runtime, Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(h.close)

@@ -32,12 +32,13 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/events"
+	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/tasks"
 )
 
 const (
 	// AgentName is the agent recorded on the sessions of MCP clients.
-	AgentName = "mcp"
+	AgentName = sa.MCPClientAgent
 	// LoggerName names the logging notifications that report task endings.
 	LoggerName = "superagents"
 	// statelessVersion is the first protocol revision without sessions.
@@ -61,10 +62,8 @@ const instructions = `superagents runs sub-agents in the background, each in its
 
 // Options configure a Server.
 type Options struct {
-	// Manager runs the tasks; Store and Bus are the ones it uses.
-	Manager *tasks.Manager
-	Store   sa.Store
-	Bus     *events.Bus
+	// Runtime runs the tasks; its store and bus are the server's.
+	Runtime *runtime.Runtime
 	// Version is the server version reported to clients.
 	Version string
 	// Logger receives diagnostics (never protocol traffic); nil discards
@@ -102,8 +101,8 @@ type client struct {
 
 // New builds the server and starts forwarding task notifications.
 func New(opts Options) (*Server, error) {
-	if opts.Manager == nil || opts.Store == nil || opts.Bus == nil {
-		return nil, errors.New("mcp server: a task manager, store and event bus are required")
+	if opts.Runtime == nil {
+		return nil, errors.New("mcp server: a runtime is required")
 	}
 	logger := opts.Logger
 	if logger == nil {
@@ -111,9 +110,9 @@ func New(opts Options) (*Server, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{
-		mgr:       opts.Manager,
-		store:     opts.Store,
-		bus:       opts.Bus,
+		mgr:       opts.Runtime.Tasks,
+		store:     opts.Runtime.Store,
+		bus:       opts.Runtime.Bus,
 		log:       logger,
 		clients:   make(map[*mcp.ServerSession]*client),
 		bySession: make(map[string]*client),

@@ -23,6 +23,7 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/agent"
 	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/tasks"
 )
@@ -184,7 +185,7 @@ func (t *Turn) run() {
 			}
 		}
 	}
-	_, err := c.eng.Run(t.ctx, t.session, engine.TurnOptions{Model: t.model, OnEvent: onEvent}, t.input...)
+	_, err := c.rt.Send(t.ctx, t.session, runtime.HolderChat, engine.TurnOptions{Model: t.model, OnEvent: onEvent}, t.input...)
 	end := Event{Session: t.session, Kind: TurnEnd, Wake: t.wake, turn: t}
 	status := StatusIdle
 	switch {
@@ -272,12 +273,10 @@ type agentState struct {
 
 // Options open a chat.
 type Options struct {
-	Engine *engine.Engine
-	// Tasks runs the background tasks the agents launch; Bus follows the
-	// store's changes, for the tasks' progress and notifications. The
-	// engine's TaskTools should be the manager's.
-	Tasks *tasks.Manager
-	Bus   *events.Bus
+	// Runtime runs the agents' turns and their background tasks; its bus
+	// follows the store's changes, for the tasks' progress and
+	// notifications.
+	Runtime *runtime.Runtime
 	// Session is the agent to open, with its tree; when empty a new root
 	// session is created with Agent and Model.
 	Session string
@@ -293,6 +292,7 @@ type Options struct {
 // Chat is one chat: a tree of agents, the one in view, their turns and
 // their background tasks. Its methods are safe for concurrent use.
 type Chat struct {
+	rt     *runtime.Runtime
 	eng    *engine.Engine
 	store  sa.Store
 	tasks  *tasks.Manager
@@ -319,19 +319,16 @@ type Chat struct {
 
 // Open starts a chat: on the session named, or on a new root session.
 func Open(ctx context.Context, opts Options) (*Chat, error) {
-	switch {
-	case opts.Engine == nil:
-		return nil, errors.New("repl: no engine")
-	case opts.Tasks == nil || opts.Bus == nil:
-		return nil, errors.New("repl: no task manager or event bus")
+	if opts.Runtime == nil {
+		return nil, errors.New("repl: no runtime")
 	}
 	settle := opts.SettleLimit
 	if settle <= 0 {
-		settle = opts.Engine.Config.Tasks.Timeout.Duration + time.Minute
+		settle = opts.Runtime.Engine.Config.Tasks.Timeout.Duration + time.Minute
 	}
 	base, stop := context.WithCancel(ctx)
 	c := &Chat{
-		eng: opts.Engine, store: opts.Engine.Store, tasks: opts.Tasks, bus: opts.Bus, settle: settle,
+		rt: opts.Runtime, eng: opts.Runtime.Engine, store: opts.Runtime.Store, tasks: opts.Runtime.Tasks, bus: opts.Runtime.Bus, settle: settle,
 		base: base, stop: stop,
 		agents: map[string]*agentState{}, members: map[string]bool{}, running: map[string]sa.Task{}, waits: map[*Turn]bool{},
 	}
@@ -346,6 +343,10 @@ func (c *Chat) open(ctx context.Context, opts Options) error {
 	var err error
 	if opts.Session != "" {
 		c.current, err = c.store.Session(ctx, opts.Session)
+		if err == nil {
+			// A task's session is the task's: the chat would write to it.
+			err = c.rt.CheckWritable(ctx, c.current.ID)
+		}
 		c.restored = true
 	} else {
 		c.current, err = c.newRoot(ctx, opts.Agent, opts.Model)

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/runtime"
 )
 
 // argSpec says what a command takes after its name.
@@ -163,12 +164,9 @@ func cmdFork(ctx context.Context, c *Chat, in Input) Reply {
 	if err != nil {
 		return refused(err)
 	}
-	child, err := c.store.Fork(ctx, parent.ID, sa.ForkOptions{Model: model})
+	child, err := c.rt.Fork(ctx, parent.ID, sa.ForkOptions{Model: model})
 	if err != nil {
 		return failed(fmt.Sprintf("cannot fork %s: %v", sa.ShortID(parent.ID), err))
-	}
-	if _, err := c.store.Append(ctx, child.ID, sa.ForkRecord(parent)); err != nil {
-		return failed(fmt.Sprintf("cannot record the fork in %s: %v", sa.ShortID(child.ID), err))
 	}
 	c.mu.Lock()
 	c.agents[child.ID] = &agentState{status: StatusIdle, model: model}
@@ -190,13 +188,13 @@ func cmdClear(ctx context.Context, c *Chat, _ Input) Reply {
 	if err != nil {
 		return refused(err)
 	}
-	msgs := []sa.Message{sa.ClearMessage()}
+	var keep []sa.Message
 	if model != "" {
 		// The model is a setting, not context: it survives the clear.
-		msgs = append(msgs, commandMessage(modelPrefix+model))
+		keep = append(keep, commandMessage(modelPrefix+model))
 	}
-	if _, err := c.store.Append(ctx, cur.ID, msgs...); err != nil {
-		return failed(fmt.Sprintf("cannot clear %s: %v", sa.ShortID(cur.ID), err))
+	if _, err := c.rt.Clear(ctx, cur.ID, runtime.HolderChat, keep...); err != nil {
+		return failed(fmt.Sprintf("cannot clear %s: %s", sa.ShortID(cur.ID), runtime.Describe(err)))
 	}
 	return note("Context cleared: %s starts over (agents forked from it keep what they inherited).", sa.ShortID(cur.ID))
 }
@@ -386,8 +384,8 @@ func (c *Chat) setModel(ctx context.Context, model string) Reply {
 	if err != nil {
 		return failed(err.Error())
 	}
-	if _, err := c.store.Append(ctx, cur.ID, commandMessage(modelPrefix+model)); err != nil {
-		return failed(fmt.Sprintf("cannot record the model: %v", err))
+	if _, err := c.rt.Append(ctx, cur.ID, runtime.HolderChat, commandMessage(modelPrefix+model)); err != nil {
+		return failed(fmt.Sprintf("cannot record the model: %s", runtime.Describe(err)))
 	}
 	c.mu.Lock()
 	a.model = model

@@ -14,6 +14,7 @@ import (
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/internal/termtest"
+	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
 )
@@ -23,6 +24,7 @@ import (
 // chat script, the event bus and the task manager.
 type rig struct {
 	*engine.Engine
+	rt    *runtime.Runtime
 	tasks *tasks.Manager
 	bus   *events.Bus
 	ws    string
@@ -62,35 +64,25 @@ func testRig(t testing.TB, dataDir string, env map[string]string) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	eng, problems, err := engine.New(engine.Options{Store: st, Config: cfg, Workspace: ws,
-		AgentDirs: agents.Dirs{Project: agents.ProjectDir(ws)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")}})
+	rt, problems, err := runtime.Open(ctx, runtime.Options{Store: st, Config: cfg, Workspace: ws,
+		AgentDirs: agents.Dirs{Project: agents.ProjectDir(ws)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")},
+		PollInterval: 50 * time.Millisecond})
 	if err != nil || len(problems) > 0 {
-		t.Fatalf("engine: %v %v", err, problems)
-	}
-	t.Cleanup(func() { eng.Close() })
-	bus, err := events.New(ctx, st, events.Options{PollInterval: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(bus.Close)
-	mgr, err := tasks.New(ctx, tasks.Options{Store: st, Engine: eng, Bus: bus, Limits: cfg.Tasks, Fork: cfg.Fork})
-	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("runtime: %v %v", err, problems)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := mgr.Close(ctx); err != nil {
+		if err := rt.Close(ctx); err != nil {
 			t.Error(err)
 		}
 	})
-	eng.TaskTools = mgr.ToolsFor
-	return &rig{Engine: eng, tasks: mgr, bus: bus, ws: ws}
+	return &rig{Engine: rt.Engine, rt: rt, tasks: rt.Tasks, bus: rt.Bus, ws: ws}
 }
 
 // options are the options of a chat on the rig.
 func (r *rig) options(session string) Options {
-	return Options{Engine: r.Engine, Tasks: r.tasks, Bus: r.bus, Session: session}
+	return Options{Runtime: r.rt, Session: session}
 }
 
 // release lets the tasks waiting for release go on (see termtest's

@@ -121,9 +121,16 @@ func (s *Store) TouchRunner(ctx context.Context, id string) error {
 	return nil
 }
 
-// RemoveRunner deletes a runner.
+// RemoveRunner deletes a runner and the turn leases it holds.
 func (s *Store) RemoveRunner(ctx context.Context, id string) error {
-	if _, err := s.write.ExecContext(ctx, `DELETE FROM runners WHERE id = ?`, id); err != nil {
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM turn_leases WHERE runner_id = ?`, id); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM runners WHERE id = ?`, id)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("remove runner: %w", err)
 	}
 	return nil

@@ -199,10 +199,16 @@ func prefixed(prefix, columns string) string {
 // Fork creates a child of a live session: one row, pointing at the
 // parent's last own message, whatever the length of the history.
 func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) (sa.Session, error) {
+	if err := validateMessages(opts.Messages); err != nil {
+		return sa.Session{}, err
+	}
 	var child sa.Session
 	err := s.inWrite(ctx, func(tx *writeTx) error {
 		var err error
-		child, err = forkIn(ctx, tx, s.newID(), parentID, opts)
+		if child, err = forkIn(ctx, tx, s.newID(), parentID, opts); err != nil {
+			return err
+		}
+		_, err = insertMessages(ctx, tx, child.ID, opts.Messages)
 		return err
 	})
 	if err != nil {

@@ -49,6 +49,10 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("ChangeNotifier", func(t *testing.T) { testChangeNotifier(t, factory) })
 	t.Run("FinishTask", func(t *testing.T) { testFinishTask(t, factory) })
 	t.Run("Runners", func(t *testing.T) { testRunners(t, factory) })
+	t.Run("TurnLeases", func(t *testing.T) { testTurnLeases(t, factory) })
+	t.Run("TaskSessionLease", func(t *testing.T) { testTaskSessionLease(t, factory) })
+	t.Run("ConcurrentLeases", func(t *testing.T) { testConcurrentLeases(t, factory) })
+	t.Run("ForkWithMessages", func(t *testing.T) { testForkWithMessages(t, factory) })
 }
 
 // idsInOrder is an id generator that hands out ids in the order given,

@@ -476,6 +476,13 @@ func (m *Manager) execute(r *run) {
 	defer cancel()
 	go m.watchActivity(ctx, r)
 
+	// The task's session is its own: its run holds the session's lease,
+	// so no turn, append or clear from elsewhere lands in it.
+	release, err := m.Lease(ctx, r.task.ID, HolderTask, r.task.ID)
+	if err != nil {
+		m.end(r, agent.Outcome{}, err, ctx)
+		return
+	}
 	opts := engine.TurnOptions{OnEvent: func(e agent.Event) { m.observe(r, e) }}
 	outcome, err := m.engine.Run(ctx, r.task.ID, opts, r.input...)
 	// An agent that launched tasks of its own finishes with them: it waits
@@ -490,6 +497,8 @@ func (m *Manager) execute(r *run) {
 		}
 		outcome, err = m.engine.Run(ctx, r.task.ID, opts)
 	}
+	// Given back before the task ends, so that a resume can take it.
+	release()
 	m.end(r, outcome, err, ctx)
 	if err != nil {
 		// Stopped before its own tasks ended (a run that went well waited

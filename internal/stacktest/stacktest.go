@@ -19,16 +19,19 @@ import (
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/llm/llmtest"
+	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
 )
 
-// Stack is the store, engine, bus and task manager of one test.
+// Stack is the store and the runtime of one test, with the runtime's
+// parts at hand.
 type Stack struct {
-	Store  *sqlite.Store
-	Engine *engine.Engine
-	Bus    *events.Bus
-	Tasks  *tasks.Manager
+	Store   *sqlite.Store
+	Runtime *runtime.Runtime
+	Engine  *engine.Engine
+	Bus     *events.Bus
+	Tasks   *tasks.Manager
 }
 
 // Config loads the configuration of a workspace whose default model is
@@ -51,7 +54,8 @@ func Config(t testing.TB, workspace, baseURL string) config.Config {
 }
 
 // Open opens the stack on the data directory dir (again, after Close, to
-// test a restart). The bus polls every 50 ms for other processes' writes.
+// test a restart), wired by runtime.Open as every command is. The bus
+// polls every 50 ms for other processes' writes.
 func Open(t testing.TB, dir, workspace string, cfg config.Config, storeOpts ...sqlite.Option) *Stack {
 	t.Helper()
 	ctx := context.Background()
@@ -59,32 +63,22 @@ func Open(t testing.TB, dir, workspace string, cfg config.Config, storeOpts ...s
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, problems, err := engine.New(engine.Options{Store: st, Config: cfg, Workspace: workspace,
-		AgentDirs: agents.Dirs{Project: agents.ProjectDir(workspace)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")}})
+	rt, problems, err := runtime.Open(ctx, runtime.Options{Store: st, Config: cfg, Workspace: workspace,
+		AgentDirs: agents.Dirs{Project: agents.ProjectDir(workspace)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")},
+		PollInterval: 50 * time.Millisecond})
 	if err != nil || len(problems) > 0 {
 		st.Close()
-		t.Fatalf("engine: %v %v", err, problems)
+		t.Fatalf("runtime: %v %v", err, problems)
 	}
-	bus, err := events.New(ctx, st, events.Options{PollInterval: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := tasks.New(ctx, tasks.Options{Store: st, Engine: eng, Bus: bus, Limits: cfg.Tasks, Fork: cfg.Fork})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng.TaskTools = mgr.ToolsFor
-	return &Stack{Store: st, Engine: eng, Bus: bus, Tasks: mgr}
+	return &Stack{Store: st, Runtime: rt, Engine: rt.Engine, Bus: rt.Bus, Tasks: rt.Tasks}
 }
 
-// Close stops the task manager (running tasks end as interrupted), then
-// the bus, the engine and the store.
+// Close stops the runtime (running tasks end as interrupted), then the
+// store.
 func (s *Stack) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := s.Tasks.Close(ctx)
-	s.Bus.Close()
-	return errors.Join(err, s.Engine.Close(), s.Store.Close())
+	return errors.Join(s.Runtime.Close(ctx), s.Store.Close())
 }
 
 // WaitTask waits until a task has ended, through the manager's blocking

@@ -1,0 +1,282 @@
+// Package runtime is the one set of rules every way in (the chat, the HTTP
+// API, the MCP server, the command line) goes through: it wires the store,
+// the engine, the event bus and the task manager the same way for every
+// command, and owns the operations on sessions (create, fork, clear,
+// delete, append, run a turn) and on tasks.
+//
+// A write to a session — a turn, or an append or clear outside one — holds
+// the session's turn lease, taken in the store (sa.TurnLease): one writer
+// at a time per session, whichever process or way in asks, and a task's
+// session is written only by that task. A lease whose runner died is
+// reclaimed by the next one to ask.
+package runtime
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/agent"
+	"github.com/superagents/superagents/agents"
+	"github.com/superagents/superagents/config"
+	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/events"
+	"github.com/superagents/superagents/tasks"
+)
+
+// Holders name the ways in, as leases and busy errors show them.
+const (
+	HolderChat = "chat"
+	HolderHTTP = "http"
+	HolderRun  = "run"
+	HolderCLI  = "cli"
+)
+
+// Options say where the runtime finds its parts.
+type Options struct {
+	Store  sa.Store
+	Config config.Config
+	// Workspace is the directory the agents' tools work in.
+	Workspace string
+	// AgentDirs are where agent profiles are loaded from.
+	AgentDirs agents.Dirs
+	// BashEnv is the environment bash commands start from (the process's
+	// if nil).
+	BashEnv []string
+	// PollInterval is how often the event bus looks for other processes'
+	// writes (events.DefaultPollInterval when 0).
+	PollInterval time.Duration
+	// Heartbeat and StaleAfter tune the runner's liveness (tasks
+	// defaults when 0).
+	Heartbeat, StaleAfter time.Duration
+}
+
+// Runtime is the engine, bus and task manager of one process, wired
+// together. Its fields are set once by Open; it is safe for concurrent use.
+type Runtime struct {
+	Store  sa.Store
+	Engine *engine.Engine
+	Bus    *events.Bus
+	Tasks  *tasks.Manager
+}
+
+// Open wires a runtime on a store: the engine (whose agents get the task
+// tools), the event bus and the task manager, registered as a runner.
+// Profile files that do not parse are returned as problems; the others
+// load. The store stays the caller's to close.
+func Open(ctx context.Context, opts Options) (rt *Runtime, problems []error, err error) {
+	if opts.Store == nil {
+		return nil, nil, errors.New("runtime: no store")
+	}
+	eng, problems, err := engine.New(engine.Options{Store: opts.Store, Config: opts.Config, Workspace: opts.Workspace,
+		AgentDirs: opts.AgentDirs, BashEnv: opts.BashEnv})
+	if err != nil {
+		return nil, nil, err
+	}
+	bus, err := events.New(ctx, opts.Store, events.Options{PollInterval: opts.PollInterval})
+	if err != nil {
+		eng.Close()
+		return nil, nil, err
+	}
+	mgr, err := tasks.New(ctx, tasks.Options{Store: opts.Store, Engine: eng, Bus: bus, Limits: opts.Config.Tasks, Fork: opts.Config.Fork,
+		Heartbeat: opts.Heartbeat, StaleAfter: opts.StaleAfter})
+	if err != nil {
+		bus.Close()
+		eng.Close()
+		return nil, nil, err
+	}
+	eng.TaskTools = mgr.ToolsFor
+	return &Runtime{Store: opts.Store, Engine: eng, Bus: bus, Tasks: mgr}, problems, nil
+}
+
+// Close stops the task manager (running tasks end as interrupted, their
+// leases are given back), then the bus and the engine, waiting for the
+// runs until ctx is done.
+func (rt *Runtime) Close(ctx context.Context) error {
+	err := rt.Tasks.Close(ctx)
+	rt.Bus.Close()
+	return errors.Join(err, rt.Engine.Close())
+}
+
+// Turn is a session's turn lease, held: the session is this holder's to
+// write to until End.
+type Turn struct {
+	rt      *Runtime
+	session sa.Session
+	release func()
+}
+
+// Begin takes a session's turn lease for holder. It fails with an error
+// that wraps sa.ErrBusy while another turn runs there (in any process),
+// and with a *sa.TaskSessionError on a task's session.
+func (rt *Runtime) Begin(ctx context.Context, sessionID, holder string) (*Turn, error) {
+	sess, err := rt.Store.Session(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	release, err := rt.Tasks.Lease(ctx, sessionID, holder, "")
+	if err != nil {
+		return nil, err
+	}
+	return &Turn{rt: rt, session: sess, release: release}, nil
+}
+
+// Session is the session the turn holds, as it was when taken.
+func (t *Turn) Session() sa.Session { return t.session }
+
+// Run runs the agent: it stores input (usually the user's message) and
+// runs the model until it ends its turn. It may be called again, for a
+// wake, while the lease is held.
+func (t *Turn) Run(ctx context.Context, opts engine.TurnOptions, input ...sa.Message) (agent.Outcome, error) {
+	return t.rt.Engine.Run(ctx, t.session.ID, opts, input...)
+}
+
+// Append stores messages in the session without running the model.
+func (t *Turn) Append(ctx context.Context, msgs ...sa.Message) ([]sa.Message, error) {
+	return t.rt.Store.Append(ctx, t.session.ID, msgs...)
+}
+
+// End gives the lease back; calling it again does nothing.
+func (t *Turn) End() { t.release() }
+
+// CheckWritable refuses, with a *sa.TaskSessionError, a session that only
+// its task may write to: ways in call it before they offer to write to a
+// session (the lease refuses such writes anyway).
+func (rt *Runtime) CheckWritable(ctx context.Context, sessionID string) error {
+	_, err := rt.Store.Task(ctx, sessionID)
+	switch {
+	case err == nil:
+		return &sa.TaskSessionError{SessionID: sessionID}
+	case errors.Is(err, sa.ErrNotFound):
+		return nil
+	}
+	return err
+}
+
+// Send runs one turn of a session, lease held: input is stored, the model
+// answers.
+func (rt *Runtime) Send(ctx context.Context, sessionID, holder string, opts engine.TurnOptions, input ...sa.Message) (agent.Outcome, error) {
+	t, err := rt.Begin(ctx, sessionID, holder)
+	if err != nil {
+		return agent.Outcome{}, err
+	}
+	defer t.End()
+	return t.Run(ctx, opts, input...)
+}
+
+// Append stores messages at the end of a session, lease held, so that
+// they never land in the middle of another's turn or in a task's session.
+func (rt *Runtime) Append(ctx context.Context, sessionID, holder string, msgs ...sa.Message) ([]sa.Message, error) {
+	t, err := rt.Begin(ctx, sessionID, holder)
+	if err != nil {
+		return nil, err
+	}
+	defer t.End()
+	return t.Append(ctx, msgs...)
+}
+
+// Clear starts a session's context over (forks keep what they inherited).
+// extra messages are stored right after the clear, in the same write (a
+// setting that must survive it, like the chat's /model).
+func (rt *Runtime) Clear(ctx context.Context, sessionID, holder string, extra ...sa.Message) (sa.Message, error) {
+	stored, err := rt.Append(ctx, sessionID, holder, append([]sa.Message{sa.ClearMessage()}, extra...)...)
+	if err != nil {
+		return sa.Message{}, err
+	}
+	return stored[0], nil
+}
+
+// CreateSession creates a root session after checking that it could run
+// a turn (its agent exists, its model's provider opens).
+func (rt *Runtime) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session, error) {
+	profile, err := rt.Engine.Profile(ns.Agent)
+	if err != nil {
+		return sa.Session{}, err
+	}
+	ns.Agent = profile.Name
+	if err := rt.Engine.Check(sa.Session{Agent: ns.Agent, Model: ns.Model}); err != nil {
+		return sa.Session{}, err
+	}
+	return rt.Store.CreateSession(ctx, ns)
+}
+
+// Fork makes a child of a session that inherits its whole history (one
+// row), with the record of where it came from stored in the same
+// transaction. A fork needs no lease: it reads the parent as it is. An
+// agent named for the child must exist.
+func (rt *Runtime) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) (sa.Session, error) {
+	if opts.Agent != "" {
+		if _, err := rt.Engine.Profile(opts.Agent); err != nil {
+			return sa.Session{}, err
+		}
+	}
+	parent, err := rt.Store.Session(ctx, parentID)
+	if err != nil {
+		return sa.Session{}, err
+	}
+	opts.Title = cmp.Or(opts.Title, parent.Title)
+	opts.Messages = append([]sa.Message{sa.ForkRecord(parent)}, opts.Messages...)
+	return rt.Store.Fork(ctx, parent.ID, opts)
+}
+
+// Delete deletes a session; its active tasks end as cancelled. The
+// session of a task that is still active is not deleted under it: the
+// task is to be cancelled first.
+func (rt *Runtime) Delete(ctx context.Context, sessionID string) error {
+	if t, err := rt.Store.Task(ctx, sessionID); err == nil && t.Status.Active() {
+		return fmt.Errorf("%w: session %s is the session of task %s, which is %s: cancel the task first",
+			sa.ErrConflict, sa.ShortID(sessionID), sa.ShortID(t.ID), t.Status)
+	} else if err != nil && !errors.Is(err, sa.ErrNotFound) {
+		return err
+	}
+	return rt.Store.DeleteSession(ctx, sessionID)
+}
+
+// Events follows the change log from after the change with ID after (the
+// newest when after < 0), until ctx ends or the bus closes; the error,
+// when there is one, is the last thing yielded.
+func (rt *Runtime) Events(ctx context.Context, after int64) iter.Seq2[sa.Change, error] {
+	return func(yield func(sa.Change, error) bool) {
+		cursor := rt.Bus.From(after)
+		if after < 0 {
+			cursor = rt.Bus.Now()
+		}
+		for {
+			ch, err := cursor.Next(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					yield(sa.Change{}, err)
+				}
+				return
+			}
+			if !yield(ch, nil) {
+				return
+			}
+		}
+	}
+}
+
+// IsBusy reports whether err refused a write because another holds the
+// session (a turn, or the session's task).
+func IsBusy(err error) bool {
+	var ts *sa.TaskSessionError
+	return errors.Is(err, sa.ErrBusy) || errors.As(err, &ts)
+}
+
+// Describe words a refusal for people, without the store's prefixes.
+func Describe(err error) string {
+	var busy *sa.BusyError
+	var ts *sa.TaskSessionError
+	switch {
+	case errors.As(err, &busy):
+		return busy.Error()
+	case errors.As(err, &ts):
+		return ts.Error()
+	}
+	return strings.TrimSpace(err.Error())
+}

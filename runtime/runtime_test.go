@@ -1,0 +1,299 @@
+package runtime_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/agents"
+	"github.com/superagents/superagents/config"
+	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/runtime"
+	"github.com/superagents/superagents/sqlite"
+	"github.com/superagents/superagents/tasks"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// script makes the offline model wait, in a bash call, until a file named
+// release exists in the workspace, when asked to wait.
+const script = `
+[[rules]]
+contains = "wait for release"
+step = 1
+tool_calls = [{ name = "bash", input = { command = "while [ ! -e release ]; do sleep 0.02; done" } }]
+
+[[rules]]
+contains = "wait for release"
+after_tool = "bash"
+reply = "released"
+`
+
+// rig is one process's runtime on a data directory shared by the rigs of
+// a test.
+type rig struct {
+	*runtime.Runtime
+	ws string
+}
+
+// open opens a runtime on dir with the offline model, as a process of its
+// own would (its own store handle, its own runner).
+func open(t *testing.T, dir, ws string) *rig {
+	t.Helper()
+	scriptFile := filepath.Join(t.TempDir(), "script.toml")
+	if err := os.WriteFile(scriptFile, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{config.EnvOfflineScript: scriptFile}
+	cfg, err := config.Load(config.Options{Workspace: ws, UserDir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
+		v, ok := env[k]
+		return v, ok
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := sqlite.OpenDir(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, problems, err := runtime.Open(ctx, runtime.Options{Store: st, Config: cfg, Workspace: ws,
+		AgentDirs: agents.Dirs{Project: agents.ProjectDir(ws)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")},
+		PollInterval: 20 * time.Millisecond})
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("runtime: %v %v", err, problems)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := rt.Close(ctx); err != nil {
+			t.Error(err)
+		}
+		st.Close()
+	})
+	return &rig{Runtime: rt, ws: ws}
+}
+
+func (r *rig) newSession(t *testing.T) sa.Session {
+	t.Helper()
+	sess, err := r.CreateSession(context.Background(), sa.NewSession{Agent: "general", Title: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess
+}
+
+func (r *rig) release(t *testing.T) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(r.ws, "release"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writes are the ways a session can be written to, each refused the same
+// way while another holds the session.
+var writes = []struct {
+	name  string
+	write func(ctx context.Context, r *rig, session string) error
+}{
+	{"send", func(ctx context.Context, r *rig, session string) error {
+		_, err := r.Send(ctx, session, runtime.HolderRun, engine.TurnOptions{}, engine.UserMessage("What is 2+2?"))
+		return err
+	}},
+	{"append", func(ctx context.Context, r *rig, session string) error {
+		_, err := r.Append(ctx, session, runtime.HolderCLI, engine.UserMessage("an aside"))
+		return err
+	}},
+	{"clear", func(ctx context.Context, r *rig, session string) error {
+		_, err := r.Clear(ctx, session, runtime.HolderHTTP)
+		return err
+	}},
+	{"begin", func(ctx context.Context, r *rig, session string) error {
+		t, err := r.Begin(ctx, session, runtime.HolderChat)
+		if err == nil {
+			t.End()
+		}
+		return err
+	}},
+}
+
+// TestOneWriterPerSession: while a turn holds a session, in this process
+// or another, every other write to it is refused as busy; once the turn
+// ends, each goes through.
+func TestOneWriterPerSession(t *testing.T) {
+	dir, ws := t.TempDir(), t.TempDir()
+	first, second := open(t, dir, ws), open(t, dir, ws)
+	ctx := context.Background()
+	sess := first.newSession(t)
+
+	turn, err := first.Begin(ctx, sess.ID, runtime.HolderChat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, process := range []*rig{first, second} {
+		for _, w := range writes {
+			err := w.write(ctx, process, sess.ID)
+			var busy *sa.BusyError
+			if !errors.As(err, &busy) || !runtime.IsBusy(err) || busy.Lease.Holder != runtime.HolderChat {
+				t.Errorf("%s while a chat turn holds the session: %v, want busy (held by chat)", w.name, err)
+			}
+		}
+	}
+	turn.End()
+	turn.End() // a second End does nothing
+	for _, w := range writes {
+		if err := w.write(ctx, second, sess.ID); err != nil {
+			t.Errorf("%s once the session is free: %v", w.name, err)
+		}
+	}
+}
+
+// TestTaskSessionIsTheTasks: a task's session is written only by its run
+// (and resume), from every way in, while it runs and after it ended.
+func TestTaskSessionIsTheTasks(t *testing.T) {
+	dir, ws := t.TempDir(), t.TempDir()
+	r, other := open(t, dir, ws), open(t, dir, ws)
+	ctx := context.Background()
+	parent := r.newSession(t)
+	task, err := r.Tasks.Launch(ctx, tasks.LaunchRequest{ParentSessionID: parent.ID, Description: "waiter", Prompt: "wait for release", Agent: "general"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := func(when string) {
+		t.Helper()
+		for _, process := range []*rig{r, other} {
+			for _, w := range writes {
+				err := w.write(ctx, process, task.ID)
+				var ts *sa.TaskSessionError
+				if !errors.As(err, &ts) || !strings.Contains(err.Error(), "resume the task") {
+					t.Errorf("%s on a task's session %s: %v, want a TaskSessionError", w.name, when, err)
+				}
+			}
+		}
+		if err := r.CheckWritable(ctx, task.ID); err == nil {
+			t.Errorf("CheckWritable of a task's session %s: nil", when)
+		}
+	}
+	refused("while it runs")
+	r.release(t)
+	out, err := r.Tasks.Output(ctx, task.ID, true, time.Minute)
+	if err != nil || out.Task.Status != sa.TaskCompleted {
+		t.Fatalf("task ended as %+v, %v", out.Task, err)
+	}
+	refused("after it ended")
+	// Resume is the way to continue it: its run takes the session.
+	if _, err := r.Tasks.Resume(ctx, task.ID, "What is 3+3?"); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if out, err := r.Tasks.Output(ctx, task.ID, true, time.Minute); err != nil || !strings.Contains(out.Task.Result, "6") {
+		t.Fatalf("resumed task = %+v, %v", out.Task, err)
+	}
+	if err := r.Delete(ctx, task.ID); err != nil {
+		t.Fatalf("delete an ended task's session: %v", err)
+	}
+}
+
+// TestLeaseOfDeadRunnerIsReclaimed: a lease whose process died (its pid
+// is gone) is taken over by the next writer, without waiting for the
+// runner's heartbeat to go stale.
+func TestLeaseOfDeadRunnerIsReclaimed(t *testing.T) {
+	r := open(t, t.TempDir(), t.TempDir())
+	ctx := context.Background()
+	sess := r.newSession(t)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	ghost := sa.Runner{ID: "runner-ghost", Host: host, PID: dead.Process.Pid}
+	if err := r.Store.RegisterRunner(ctx, ghost); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Store.AcquireTurn(ctx, sa.TurnLease{SessionID: sess.ID, RunnerID: ghost.ID, Holder: runtime.HolderChat}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.Send(ctx, sess.ID, runtime.HolderRun, engine.TurnOptions{}, engine.UserMessage("What is 2+2?"))
+	if err != nil || !strings.Contains(out.Text, "4") {
+		t.Fatalf("send on a session a dead process held: %q, %v", out.Text, err)
+	}
+	if runners, _ := r.Store.Runners(ctx); len(runners) != 1 {
+		t.Fatalf("the dead runner is still registered: %+v", runners)
+	}
+}
+
+// TestForkRecordsWhereItCameFrom: the child's record is stored with the
+// fork; a fork that cannot be made leaves nothing.
+func TestForkRecordsWhereItCameFrom(t *testing.T) {
+	r := open(t, t.TempDir(), t.TempDir())
+	ctx := context.Background()
+	parent := r.newSession(t)
+	if _, err := r.Send(ctx, parent.ID, runtime.HolderRun, engine.TurnOptions{}, engine.UserMessage("What is 2+2?")); err != nil {
+		t.Fatal(err)
+	}
+	child, err := r.Fork(ctx, parent.ID, sa.ForkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := r.Store.History(ctx, child.ID)
+	if err != nil || len(hist) != 3 || hist[2].Kind != sa.KindFork || hist[2].SessionID != child.ID || child.Title != parent.Title {
+		t.Fatalf("child %+v history %+v, %v", child, hist, err)
+	}
+	if _, err := r.Fork(ctx, parent.ID, sa.ForkOptions{Agent: "nobody"}); !errors.Is(err, engine.ErrUnknownAgent) {
+		t.Fatalf("fork with an unknown agent: %v", err)
+	}
+	if list, _ := r.Store.ListSessions(ctx, sa.SessionFilter{ParentID: parent.ID}); len(list) != 1 {
+		t.Fatalf("children after a refused fork: %d, want 1", len(list))
+	}
+}
+
+// TestEvents: the stream yields the changes written after its start, in
+// order, and stops when the consumer does or ctx ends.
+func TestEvents(t *testing.T) {
+	r := open(t, t.TempDir(), t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sess := r.newSession(t)
+	if _, err := r.Append(ctx, sess.ID, runtime.HolderCLI, engine.UserMessage("one"), engine.UserMessage("two")); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []sa.ChangeKind
+	var last int64
+	for ch, err := range r.Events(ctx, 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.ID <= last {
+			t.Fatalf("change %d after %d", ch.ID, last)
+		}
+		last = ch.ID
+		kinds = append(kinds, ch.Kind)
+		if len(kinds) == 3 {
+			break
+		}
+	}
+	want := []sa.ChangeKind{sa.ChangeSessionCreated, sa.ChangeSessionMessage, sa.ChangeSessionMessage}
+	if strings.Join(changeKinds(kinds), ",") != strings.Join(changeKinds(want), ",") {
+		t.Fatalf("changes %v, want %v", kinds, want)
+	}
+	stopped, stop := context.WithCancel(ctx)
+	stop()
+	for _, err := range r.Events(stopped, -1) {
+		t.Fatalf("a stream on an ended context yielded (%v)", err)
+	}
+}
+
+func changeKinds(list []sa.ChangeKind) []string {
+	out := make([]string, len(list))
+	for i, k := range list {
+		out[i] = string(k)
+	}
+	return out
+}
