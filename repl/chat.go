@@ -23,8 +23,8 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/agent"
 	"github.com/superagents/superagents/engine"
-	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/events"
+	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/tasks"
 )
 
