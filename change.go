@@ -43,7 +43,10 @@ type Change struct {
 	ID        int64      `json:"id"`
 	Kind      ChangeKind `json:"type"`
 	SessionID string     `json:"session_id,omitempty"`
-	TaskID    string     `json:"task_id,omitempty"`
+	// TaskID is the task a task change is about, and on the
+	// session.message change of a task's notification, the task that
+	// ended (so a reader pairs the two without remembering anything).
+	TaskID string `json:"task_id,omitempty"`
 	// Data is the session, message or task the change is about, as JSON.
 	Data      json.RawMessage `json:"data,omitempty"`
 	CreatedAt time.Time       `json:"created_at"`

@@ -291,6 +291,12 @@ func validateMessages(msgs []sa.Message) error {
 // insertMessages writes messages in order, records each, and returns them
 // as stored.
 func insertMessages(ctx context.Context, tx *writeTx, sessionID string, msgs []sa.Message) ([]sa.Message, error) {
+	return insertMessagesOf(ctx, tx, sessionID, "", msgs)
+}
+
+// insertMessagesOf is insertMessages for messages about a task (its
+// notification): their changes carry the task's id.
+func insertMessagesOf(ctx context.Context, tx *writeTx, sessionID, taskID string, msgs []sa.Message) ([]sa.Message, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
@@ -321,7 +327,7 @@ func insertMessages(ctx context.Context, tx *writeTx, sessionID string, msgs []s
 		if err != nil {
 			return nil, fmt.Errorf("insert message: %w", err)
 		}
-		if err := tx.record(ctx, sa.ChangeSessionMessage, sessionID, "", encodedMessage{m, parts}); err != nil {
+		if err := tx.record(ctx, sa.ChangeSessionMessage, sessionID, taskID, encodedMessage{m, parts}); err != nil {
 			return nil, err
 		}
 		out[i] = m

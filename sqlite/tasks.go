@@ -329,7 +329,7 @@ func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task)
 		if err := msg.Validate(); err != nil {
 			return fmt.Errorf("notification: %w", err)
 		}
-		msgs, err := insertMessages(ctx, tx, ended.ParentSessionID, []sa.Message{msg})
+		msgs, err := insertMessagesOf(ctx, tx, ended.ParentSessionID, ended.ID, []sa.Message{msg})
 		if err != nil {
 			return err
 		}

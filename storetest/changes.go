@@ -224,6 +224,10 @@ func testFinishTask(t *testing.T, factory Factory) {
 		t.Fatalf("FinishTask = %+v, %+v", ended, msg)
 	}
 	wantChanges(t, st, mark, "task.completed", "session.message")
+	// The notification's change names the task that ended.
+	if list, err := st.Changes(context.Background(), mark, 10); err != nil || len(list) != 2 || list[0].TaskID != tk.ID || list[1].TaskID != tk.ID || list[1].SessionID != parent.ID {
+		t.Fatalf("changes of the ending = %+v, %v; want both to name task %s", list, err, tk.ID)
+	}
 	if hist := texts(t, st, parent.ID); hist[len(hist)-1] != "✓ one completed 1/1" {
 		t.Fatalf("parent's last message = %q", hist[len(hist)-1])
 	}
