@@ -60,7 +60,7 @@ func (s *Server) forward(ctx context.Context, cursor *events.Cursor) {
 	// A task's ending and its notification are written in one transaction
 	// (Store.FinishTask): the ended task's change comes right before the
 	// notification's, which names the task.
-	ended := map[string]sa.Task{} // task id → the task as it ended
+	var ended sa.Task // the task whose ending was read last
 	for {
 		ch, err := cursor.NextMatching(ctx, func(c sa.Change) bool { return s.clientOf(c.SessionID) != nil })
 		if err != nil {
@@ -69,7 +69,7 @@ func (s *Server) forward(ctx context.Context, cursor *events.Cursor) {
 		switch ch.Kind {
 		case sa.ChangeTaskCompleted, sa.ChangeTaskError, sa.ChangeTaskCancelled:
 			if t, err := ch.Task(); err == nil {
-				ended[t.ID] = t
+				ended = t
 			}
 		case sa.ChangeSessionMessage:
 			c := s.clientOf(ch.SessionID)
@@ -77,9 +77,7 @@ func (s *Server) forward(ctx context.Context, cursor *events.Cursor) {
 			if c == nil || err != nil || msg.Kind != sa.KindNotification {
 				continue
 			}
-			t, ok := ended[ch.TaskID]
-			delete(ended, ch.TaskID)
-			s.notify(ctx, c, msg, t, ok)
+			s.notify(ctx, c, msg, ended, ch.TaskID != "" && ended.ID == ch.TaskID)
 		}
 	}
 }
