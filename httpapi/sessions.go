@@ -275,3 +275,38 @@ func (s *Server) clearSession(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"message": stored})
 }
+
+// deleteSession deletes a session: sessions forked from it keep their
+// history, its active tasks end as cancelled.
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.store.ResolveSession(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.rt.Delete(r.Context(), sess.ID); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"deleted": sess.ID})
+}
+
+// clearTasks is superagents_clear for a session: its active tasks are
+// cancelled and all its tasks leave its listing (their sessions stay).
+func (s *Server) clearTasks(w http.ResponseWriter, r *http.Request) {
+	if err := decodeBody(r, &struct{}{}, true); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	sess, err := s.store.ResolveSession(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	cancelled, cleared, err := s.rt.Tasks.Clear(r.Context(), sess.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]int{"cancelled": cancelled, "cleared": cleared})
+}

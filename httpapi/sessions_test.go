@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/httpapi"
+	"github.com/superagents/superagents/internal/stacktest"
+	"github.com/superagents/superagents/runtime"
 )
 
 type history struct {
@@ -232,5 +235,79 @@ func TestTaskSessionBelongsToTheTask(t *testing.T) {
 		if m.Kind == sa.KindClear {
 			t.Fatalf("the task's session was cleared: %+v", hist.Messages)
 		}
+	}
+}
+
+// TestSessionWritesFollowTheLease: a turn another process runs in a
+// session (its lease in the store) keeps the API's messages and clears
+// out, as busy; a task's session is refused whatever holds it.
+func TestSessionWritesFollowTheLease(t *testing.T) {
+	h := newHarness(t)
+	sess := h.session()
+	// A second process on the same data directory holds the session.
+	other := stacktest.Open(t, h.dir, h.ws, h.cfg)
+	t.Cleanup(func() { other.Close() })
+	turn, err := other.Runtime.Begin(context.Background(), sess.ID, runtime.HolderChat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies := map[string]any{"/messages": map[string]any{"text": "quick: 1+1"}, "/clear": nil}
+	for _, path := range []string{"/messages", "/clear"} {
+		r := h.request("POST", "/v1/sessions/"+sess.ID+path, bodies[path])
+		if r.status != http.StatusConflict || !strings.Contains(string(r.body), "busy") || !strings.Contains(string(r.body), "chat") {
+			t.Errorf("POST %s while another process's chat holds the session = %d %s", path, r.status, r.body)
+		}
+	}
+	turn.End()
+	h.ok(http.StatusOK, "POST", "/v1/sessions/"+sess.ID+"/messages?wait=true", map[string]any{"text": "quick: 1+1"}, nil)
+
+	task := h.launch(sess.ID, "waiter", "gate: "+string(h.gate("open")))
+	for _, path := range []string{"/messages", "/clear"} {
+		r := h.request("POST", "/v1/sessions/"+task.ID+path, bodies[path])
+		if r.status != http.StatusConflict || !strings.Contains(string(r.body), "resume") {
+			t.Errorf("POST %s on a task's session = %d %s", path, r.status, r.body)
+		}
+	}
+	h.gate("open").open(t)
+	h.waitTask(task.ID)
+}
+
+// TestDeleteSessionAndClearTasks: DELETE removes a session (not a running
+// task's); the tasks/clear call cancels and unlists a session's tasks.
+func TestDeleteSessionAndClearTasks(t *testing.T) {
+	h := newHarness(t)
+	sess := h.session()
+	task := h.launch(sess.ID, "waiter", "gate: "+string(h.gate("never")))
+	h.toolStarted(task.ID)
+
+	if r := h.request("DELETE", "/v1/sessions/"+task.ID, nil); r.status != http.StatusConflict || !strings.Contains(string(r.body), "cancel the task first") {
+		t.Fatalf("DELETE a running task's session = %d %s", r.status, r.body)
+	}
+	var cleared map[string]int
+	h.ok(http.StatusOK, "POST", "/v1/sessions/"+sess.ID+"/tasks/clear", nil, &cleared)
+	if cleared["cancelled"] != 1 || cleared["cleared"] != 1 {
+		t.Fatalf("tasks/clear = %v", cleared)
+	}
+	if got := h.waitTask(task.ID); got.Status != sa.TaskCancelled {
+		t.Fatalf("the cleared task is %s", got.Status)
+	}
+	var list struct {
+		Tasks []sa.Task `json:"tasks"`
+	}
+	h.ok(http.StatusOK, "GET", "/v1/tasks?include_cleared=false&session="+sess.ID, nil, &list)
+	if len(list.Tasks) != 0 {
+		t.Fatalf("tasks still listed after clear: %+v", list.Tasks)
+	}
+
+	var deleted map[string]string
+	h.ok(http.StatusOK, "DELETE", "/v1/sessions/"+sess.ID[:8], nil, &deleted)
+	if deleted["deleted"] != sess.ID {
+		t.Fatalf("DELETE = %v", deleted)
+	}
+	if r := h.request("GET", "/v1/sessions/"+sess.ID, nil); r.status != http.StatusNotFound {
+		t.Fatalf("GET a deleted session = %d", r.status)
+	}
+	if r := h.request("DELETE", "/v1/sessions/"+sess.ID, nil); r.status != http.StatusNotFound {
+		t.Fatalf("DELETE twice = %d", r.status)
 	}
 }
