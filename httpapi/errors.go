@@ -113,8 +113,12 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status := statusOf(err)
 	body := errorBody{Error: tasks.Message(err), Status: status}
 	var fe *fieldError
-	if errors.As(err, &fe) {
+	var tf *tasks.FieldError
+	switch {
+	case errors.As(err, &fe):
 		body.Field = fe.field
+	case errors.As(err, &tf):
+		body.Field = tf.Field
 	}
 	switch {
 	case errors.Is(err, engine.ErrUnknownAgent):

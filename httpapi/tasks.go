@@ -268,15 +268,14 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	timeout, err := s.taskTimeout(req.Timeout)
-	switch {
-	case req.Fork && req.Resume != "":
-		s.fail(w, r, badField("resume", "fork and resume are mutually exclusive: fork starts a new task with the session's context, resume continues an existing task in its own session; set only one"))
-		return
-	case err != nil:
+	if err != nil {
 		s.fail(w, r, err)
 		return
-	case req.Resume != "" && timeout > 0:
-		s.fail(w, r, badField("timeout", "applies to a launch: a resumed task keeps the time limit it was launched with"))
+	}
+	in := tasks.TaskInput{Description: req.Description, Prompt: req.Prompt, Agent: req.Agent, Fork: req.Fork,
+		Resume: req.Resume, Timeout: int(timeout / time.Second)}
+	if err := in.Validate(); err != nil {
+		s.fail(w, r, err)
 		return
 	}
 	if req.Resume != "" {
@@ -306,10 +305,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, inField("session_id", err))
 		return
 	}
-	t, err := s.rt.Tasks.Launch(r.Context(), tasks.LaunchRequest{
-		ParentSessionID: parent.ID, Description: req.Description, Prompt: req.Prompt, Agent: req.Agent,
-		Fork: req.Fork, Timeout: timeout,
-	})
+	t, _, err := s.rt.Tasks.Submit(r.Context(), parent.ID, in)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -96,7 +96,6 @@ type client struct {
 
 	mu        sync.Mutex // serializes the session's creation and launches
 	sessionID string
-	batch     string // the batch of the tasks launched while others still run
 }
 
 // New builds the server and starts forwarding task notifications.

@@ -111,25 +111,12 @@ func (s *Server) addTools() error {
 	return nil
 }
 
-// launch launches or resumes a task for a client. Tasks launched while
-// others of the client still run share their batch, so each ending says
-// how many of them are done ("Task Progress: 2/3"), as for the tasks one
-// turn of an agent launches.
+// launch launches or resumes a task for a client, with the client's
+// session created first if need be.
 func (s *Server) launch(ctx context.Context, c *client, in tasks.TaskInput) (tasks.Reply, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	running := 0
-	if c.batch != "" {
-		active, err := s.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: c.sessionID, BatchID: c.batch, Active: true, IncludeCleared: true, Limit: 1})
-		if err != nil {
-			return tasks.Reply{}, err
-		}
-		running = len(active)
-	}
-	if running == 0 {
-		c.batch = sa.NewID()
-	}
-	return s.mgr.TaskTool(ctx, c.sessionID, c.batch, in)
+	return s.mgr.TaskTool(ctx, c.sessionID, in)
 }
 
 // reportProgress sends progress notifications while a blocking

@@ -309,11 +309,14 @@ func (m *Manager) Output(ctx context.Context, ref string, block bool, timeout ti
 	}
 	var out Output
 	if block && t.Status.Active() {
-		start := time.Now()
-		if t, out.TimedOut, err = m.waitEnd(ctx, t.ID, blockTimeout(timeout)); err != nil {
+		start, limit := time.Now(), blockTimeout(timeout)
+		if t, out.TimedOut, err = m.waitEnd(ctx, t.ID, limit); err != nil {
 			return Output{}, err
 		}
 		out.Waited = time.Since(start)
+		if out.TimedOut {
+			out.Waited = limit // what was asked, not how late a busy machine noticed
+		}
 	}
 	if t.Status == sa.TaskCompleted && t.ResultRetrievedAt == nil {
 		retrieved, err := m.store.UpdateTask(ctx, t.ID, func(tk *sa.Task) error {

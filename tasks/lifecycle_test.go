@@ -492,7 +492,7 @@ func TestTimeouts(t *testing.T) {
 	// A tool call's own timeout shorter than the limit is honoured.
 	h := newHarness(t, stalled(t))
 	parent := h.parent(user("parent: hi"))
-	r, err := h.mgr.TaskTool(context.Background(), parent.ID, "b", tasks.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: 1})
+	r, err := h.mgr.TaskTool(context.Background(), parent.ID, tasks.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,7 +503,7 @@ func TestTimeouts(t *testing.T) {
 	// One longer than the limit gets the limit, however large (no overflow
 	// into a short one).
 	for _, secs := range []int{7200, 18446744074, math.MaxInt} {
-		r, err := h.mgr.TaskTool(context.Background(), parent.ID, "b", tasks.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: secs})
+		r, err := h.mgr.TaskTool(context.Background(), parent.ID, tasks.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: secs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -551,7 +551,7 @@ func TestTaskToolValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := h.mgr.TaskTool(context.Background(), parent.ID, "b", tt.in)
+			_, err := h.mgr.TaskTool(context.Background(), parent.ID, tt.in)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error = %v, want %q", err, tt.want)
 			}

@@ -84,6 +84,10 @@ type Manager struct {
 	stale  time.Duration
 	defs   toolDefs
 
+	// launchLocks serialise the launches of one parent (by hash), so that
+	// two at once do not both start a batch.
+	launchLocks [32]sync.Mutex
+
 	mu       sync.Mutex
 	runs     map[string]*run          // task id → its run in this process
 	byParent map[string]int           // parent session → active runs here

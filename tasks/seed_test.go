@@ -190,7 +190,7 @@ func TestSeed000_RejectForkWithResume(t *testing.T) {
 	done := h.launch(parent.ID, tasks.LaunchRequest{})
 	h.wait(done.ID)
 	sessionsBefore, _ := h.store.ListSessions(context.Background(), sa.SessionFilter{})
-	_, err := h.mgr.TaskTool(context.Background(), parent.ID, "b", tasks.TaskInput{Prompt: "x", Fork: true, Resume: done.ID})
+	_, err := h.mgr.TaskTool(context.Background(), parent.ID, tasks.TaskInput{Prompt: "x", Fork: true, Resume: done.ID})
 	if !errors.Is(err, sa.ErrInvalid) || !strings.Contains(err.Error(), "mutually exclusive") {
 		t.Fatalf("fork with resume = %v", err)
 	}
@@ -310,7 +310,7 @@ func TestSeed002_ResumeCompletedTask(t *testing.T) {
 	parent := h.parent(user("parent: hi"))
 	task := h.launch(parent.ID, tasks.LaunchRequest{Prompt: "first instruction"})
 	h.wait(task.ID)
-	r, err := h.mgr.TaskTool(context.Background(), parent.ID, "b", tasks.TaskInput{Resume: task.ID[:8], Prompt: "the follow-up"})
+	r, err := h.mgr.TaskTool(context.Background(), parent.ID, tasks.TaskInput{Resume: task.ID[:8], Prompt: "the follow-up"})
 	if err != nil {
 		t.Fatal(err)
 	}

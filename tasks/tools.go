@@ -104,8 +104,7 @@ func (m *Manager) defineTools() (toolDefs, error) {
 }
 
 // ToolsFor returns the task tools an agent of a session is offered for one
-// turn, or none when the session is at the spawn depth limit. Tasks the
-// turn launches share a batch.
+// turn, or none when the session is at the spawn depth limit.
 func (m *Manager) ToolsFor(ctx context.Context, sessionID string) ([]tools.Tool, error) {
 	depth, err := m.Depth(ctx, sessionID)
 	if err != nil {
@@ -114,11 +113,10 @@ func (m *Manager) ToolsFor(ctx context.Context, sessionID string) ([]tools.Tool,
 	if depth >= m.limits.SpawnDepth {
 		return nil, nil
 	}
-	batch := sa.NewID()
 	d := m.defs
 	return []tools.Tool{
 		d.task.Bind(func(ctx context.Context, in TaskInput) (tools.Result, error) {
-			return asResult(ctx)(m.TaskTool(ctx, sessionID, batch, in))
+			return asResult(ctx)(m.TaskTool(ctx, sessionID, in))
 		}),
 		d.output.Bind(func(ctx context.Context, in OutputInput) (tools.Result, error) {
 			return asResult(ctx)(m.OutputTool(ctx, sessionID, in))
@@ -193,29 +191,17 @@ func Message(err error) string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// TaskTool launches or resumes a task for the calling session.
-func (m *Manager) TaskTool(ctx context.Context, caller, batch string, in TaskInput) (Reply, error) {
-	if in.Fork && in.Resume != "" {
-		return Reply{}, fmt.Errorf("%w: fork and resume are mutually exclusive: fork starts a new task with your context, resume continues an existing task in its own session; set only one", sa.ErrInvalid)
+// TaskTool launches or resumes a task for the calling session (Submit),
+// and words the reply for a model.
+func (m *Manager) TaskTool(ctx context.Context, caller string, in TaskInput) (Reply, error) {
+	t, resumed, err := m.Submit(ctx, caller, in)
+	if err != nil {
+		return Reply{}, err
 	}
-	if in.Timeout < 0 {
-		return Reply{}, fmt.Errorf("%w: timeout cannot be negative", sa.ErrInvalid)
-	}
-	if in.Resume != "" {
-		t, err := m.Resume(ctx, in.Resume, in.Prompt)
-		if err != nil {
-			return Reply{}, err
-		}
+	if resumed {
 		text := fmt.Sprintf("Task %s is resumed (resume #%d) with your follow-up, in its own session, in the background. You will be notified when it answers; superagents_output with block: true waits for the response.",
 			t.ID, t.ResumeCount)
 		return Reply{Text: text, Data: taskData(t)}, nil
-	}
-	t, err := m.Launch(ctx, LaunchRequest{
-		ParentSessionID: caller, Description: in.Description, Prompt: in.Prompt, Agent: in.Agent,
-		Fork: in.Fork, Timeout: seconds(in.Timeout, m.limits.Timeout.Duration), BatchID: batch,
-	})
-	if err != nil {
-		return Reply{}, err
 	}
 	forked := ""
 	if t.IsForked {

@@ -1,0 +1,85 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+
+	sa "github.com/superagents/superagents"
+)
+
+// FieldError is a request field that is wrong, with the reason (a
+// sentence that names it): every way in words it the same, and those that
+// can (the HTTP API) name the field too.
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string { return e.Reason }
+
+// Is makes errors.Is(err, sa.ErrInvalid) true.
+func (e *FieldError) Is(target error) bool { return target == sa.ErrInvalid }
+
+// Validate checks what can be checked of a request before anything is
+// looked up: the combinations superagents_task refuses.
+func (in TaskInput) Validate() error {
+	switch {
+	case in.Fork && in.Resume != "":
+		return &FieldError{"resume", "fork and resume are mutually exclusive: fork starts a new task with a digest of the parent's conversation, " +
+			"resume continues an existing task in its own session; set only one"}
+	case in.Timeout < 0:
+		return &FieldError{"timeout", "timeout cannot be negative"}
+	case in.Resume != "" && in.Timeout > 0:
+		return &FieldError{"timeout", "timeout applies to a launch: a resumed task keeps the time limit it was launched with"}
+	}
+	return nil
+}
+
+// Submit launches, or resumes, a task for the caller's session as
+// superagents_task asks, whichever way in it came from: one validation and
+// one batching policy. A task launched while others of the caller are
+// still active joins their batch, so each ending says how many of the
+// batch are done ("Task Progress: 2/3"); otherwise it starts a batch.
+func (m *Manager) Submit(ctx context.Context, caller string, in TaskInput) (t sa.Task, resumed bool, err error) {
+	if err := in.Validate(); err != nil {
+		return sa.Task{}, false, err
+	}
+	if in.Resume != "" {
+		t, err = m.Resume(ctx, in.Resume, in.Prompt)
+		return t, true, err
+	}
+	// Launches of one caller are serialised here, so that two at once
+	// cannot both start a batch.
+	lock := &m.launchLocks[lockIndex(caller, len(m.launchLocks))]
+	lock.Lock()
+	defer lock.Unlock()
+	batch, err := m.batchFor(ctx, caller)
+	if err != nil {
+		return sa.Task{}, false, err
+	}
+	t, err = m.Launch(ctx, LaunchRequest{
+		ParentSessionID: caller, Description: in.Description, Prompt: in.Prompt, Agent: in.Agent,
+		Fork: in.Fork, Timeout: seconds(in.Timeout, m.limits.Timeout.Duration), BatchID: batch,
+	})
+	return t, false, err
+}
+
+// batchFor is the batch a new task of the caller joins: that of its
+// active tasks, or a new one.
+func (m *Manager) batchFor(ctx context.Context, caller string) (string, error) {
+	active, err := m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: caller, Active: true, IncludeCleared: true, Limit: 1})
+	if err != nil {
+		return "", fmt.Errorf("find the batch of session %s: %w", sa.ShortID(caller), err)
+	}
+	if len(active) > 0 && active[0].BatchID != "" {
+		return active[0].BatchID, nil
+	}
+	return sa.NewID(), nil
+}
+
+func lockIndex(key string, n int) int {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return int(h.Sum32() % uint32(n))
+}
