@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/superagents/superagents/xdg"
 )
 
 //go:embed builtin/*.md
@@ -32,15 +34,11 @@ func ProjectDir(workspace string) string {
 // or ~/.config/superagents/agents when XDG_CONFIG_HOME is unset (or not an
 // absolute path, as the XDG specification asks).
 func UserDir() (string, error) {
-	base := os.Getenv("XDG_CONFIG_HOME")
-	if !filepath.IsAbs(base) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find the user profile directory: %w", err)
-		}
-		base = filepath.Join(home, ".config")
+	dir, err := xdg.ConfigDir(os.Getenv)
+	if err != nil {
+		return "", fmt.Errorf("find the user profile directory: %w", err)
 	}
-	return filepath.Join(base, "superagents", "agents"), nil
+	return filepath.Join(dir, "agents"), nil
 }
 
 // DefaultDirs returns the usual directories for a workspace. Without a

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -19,6 +18,8 @@ import (
 	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
+
+	"github.com/superagents/superagents/xdg"
 )
 
 // Exit codes.
@@ -173,14 +174,11 @@ func (a *app) resolveDataDir() (string, error) {
 	if dir := a.env.Getenv("SUPERAGENTS_DATA_DIR"); dir != "" {
 		return dir, nil
 	}
-	if xdg := a.env.Getenv("XDG_DATA_HOME"); xdg != "" {
-		return filepath.Join(xdg, "superagents"), nil
+	dir, err := xdg.DataDir(a.env.Getenv)
+	if err != nil {
+		return "", fmt.Errorf("cannot find a data directory: set --data-dir or SUPERAGENTS_DATA_DIR (%w)", err)
 	}
-	home := a.env.Getenv("HOME")
-	if home == "" {
-		return "", errors.New("cannot find a data directory: set --data-dir, SUPERAGENTS_DATA_DIR or HOME")
-	}
-	return filepath.Join(home, ".local", "share", "superagents"), nil
+	return dir, nil
 }
 
 // openStore opens the store once per run.

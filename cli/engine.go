@@ -12,6 +12,8 @@ import (
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/runtime"
+
+	"github.com/superagents/superagents/xdg"
 )
 
 // lookupEnv adapts Env.Getenv to the (value, ok) form: an empty variable
@@ -22,15 +24,11 @@ func (a *app) lookupEnv(name string) (string, bool) {
 }
 
 // userConfigDir is $XDG_CONFIG_HOME/superagents, else
-// ~/.config/superagents, read from the CLI's own environment.
+// ~/.config/superagents, read from the CLI's own environment ("" when
+// there is no home).
 func (a *app) userConfigDir() string {
-	if xdg := a.env.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(xdg) {
-		return filepath.Join(xdg, "superagents")
-	}
-	if home := a.env.Getenv("HOME"); home != "" {
-		return filepath.Join(home, ".config", "superagents")
-	}
-	return ""
+	dir, _ := xdg.ConfigDir(a.env.Getenv)
+	return dir
 }
 
 // workspaceDir is --workspace, made absolute, or the current directory.

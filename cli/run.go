@@ -110,7 +110,7 @@ the agent reads while it works is printed before its answer.`,
 				if err := p.notifications(0); err != nil {
 					return err
 				}
-				wake, err := mgr.Unseen(ctx, sess.ID)
+				wake, err := mgr.WakeDue(ctx, sess.ID)
 				if err != nil || !wake {
 					return err
 				}

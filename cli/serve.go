@@ -11,13 +11,14 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/superagents/superagents/httpapi"
 	"github.com/superagents/superagents/mcpserver"
+
+	"github.com/superagents/superagents/internal/proc"
 )
 
 // DefaultServeAddr is where `superagents serve` listens by default.
@@ -101,7 +102,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	if err := checkListenAddr(a.env.Stderr, f.addr, f.allowRemote); err != nil {
 		return err
 	}
-	if running, err := httpapi.ReadDiscovery(dir); err == nil && processAlive(running.PID) {
+	if running, err := httpapi.ReadDiscovery(dir); err == nil && proc.Alive(running.PID) {
 		return fmt.Errorf("a server for this data directory already runs at %s (pid %d); stop it first, or remove %s/%s if that process is not superagents",
 			running.URL, running.PID, dir, httpapi.DiscoveryFile)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -198,13 +199,4 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// processAlive reports whether a process with that id exists.
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

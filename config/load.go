@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/superagents/superagents/xdg"
 )
 
 // File names.
@@ -86,18 +88,11 @@ func userDir(dir string, lookup func(string) (string, bool)) (string, error) {
 	if dir != "" {
 		return dir, nil
 	}
-	if xdg, ok := lookup("XDG_CONFIG_HOME"); ok && filepath.IsAbs(xdg) {
-		return filepath.Join(xdg, "superagents"), nil
+	dir, err := xdg.ConfigDir(func(name string) string { v, _ := lookup(name); return v })
+	if err != nil {
+		return "", fmt.Errorf("find the user configuration directory: %w", err)
 	}
-	home, ok := lookup("HOME")
-	if !ok || home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find the user configuration directory: %w (set XDG_CONFIG_HOME or HOME)", err)
-		}
-		home = h
-	}
-	return filepath.Join(home, ".config", "superagents"), nil
+	return dir, nil
 }
 
 // mergeFile decodes the file at path over c, key by key. It returns nil,

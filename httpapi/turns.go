@@ -54,13 +54,14 @@ type turns struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// waker wakes the sessions whose agent launched tasks in a turn run
+	// here (only those) when their tasks have ended.
+	waker *runtime.Waker
+
 	mu      sync.Mutex
 	running map[string]*turn
 	last    map[string]TurnState
-	// wakeable are the sessions whose agent launched tasks in a turn run
-	// here: only those are woken when their tasks end.
-	wakeable map[string]bool
-	stopped  bool
+	stopped bool
 }
 
 // turn is one running turn; state is final once done is closed.
@@ -83,8 +84,8 @@ func (tr *turn) startedState() TurnState {
 func newTurns(rt *runtime.Runtime, log *slog.Logger) *turns {
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &turns{rt: rt, mgr: rt.Tasks, log: log, ctx: ctx, cancel: cancel,
-		running: map[string]*turn{}, last: map[string]TurnState{}, wakeable: map[string]bool{}}
-	rt.Tasks.OnIdle(t.wake)
+		running: map[string]*turn{}, last: map[string]TurnState{}}
+	t.waker = rt.NewWaker(t.wake)
 	return t
 }
 
@@ -182,9 +183,7 @@ func (t *turns) run(tr *turn) {
 	defer t.wg.Done()
 	opts := engine.TurnOptions{Model: tr.model, OnEvent: func(e agent.Event) {
 		if e.Type == agent.EventToolStart && e.Call != nil && e.Call.Name == tasks.TaskToolName {
-			t.mu.Lock()
-			t.wakeable[tr.session] = true
-			t.mu.Unlock()
+			t.waker.Watch(tr.session)
 		}
 	}}
 	outcome, err := tr.lease.Run(t.ctx, opts)
@@ -207,25 +206,19 @@ func (t *turns) run(tr *turn) {
 	close(tr.done)
 	// Tasks may have ended while the turn ran: their wake-up was skipped.
 	if err == nil {
-		t.wake(tr.session)
+		t.waker.Check(t.ctx, tr.session)
 	}
 }
 
-// wake runs a turn for a session whose agent launched tasks here, once
-// none of them runs and their notifications are unanswered.
-func (t *turns) wake(session string) {
-	t.mu.Lock()
-	skip := t.stopped || !t.wakeable[session] || t.running[session] != nil
-	t.mu.Unlock()
-	if skip || t.mgr.Active(session) > 0 {
-		return
-	}
-	if unseen, err := t.mgr.Unseen(t.ctx, session); err != nil || !unseen {
-		return
-	}
-	if _, err := t.start(session, "", nil); err != nil && !errors.Is(err, errTurnRunning) && !errors.Is(err, tasks.ErrClosed) {
+// wake runs a turn for a session the waker found due: its agent answers
+// the notifications of its ended tasks. A busy session is looked at again
+// when its turn ends.
+func (t *turns) wake(session string) bool {
+	_, err := t.start(session, "", nil)
+	if err != nil && !errors.Is(err, errTurnRunning) && !errors.Is(err, tasks.ErrClosed) {
 		t.log.Warn("wake agent", slog.String("session", session), slog.Any("error", err))
 	}
+	return err == nil
 }
 
 // stop ends the running turns and waits for them; no turn starts after.
@@ -233,6 +226,7 @@ func (t *turns) stop() {
 	t.mu.Lock()
 	t.stopped = true
 	t.mu.Unlock()
+	t.waker.Close()
 	t.cancel()
 	t.wg.Wait()
 }

@@ -171,16 +171,12 @@ func (c *Chat) maybeWake(ctx context.Context, id string) {
 		return
 	}
 	// One wake answers a whole batch: not before the last task ended.
-	active, err := c.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: id, Active: true, Limit: 1})
-	if err != nil || len(active) > 0 {
+	if due, err := c.tasks.WakeDue(ctx, id); err != nil || !due {
 		return
 	}
 	// Every ending is stored by now: show their notifications first.
 	last, err := c.store.LastChangeID(ctx)
 	if err != nil || c.follow.deferWake(id, last) {
-		return
-	}
-	if unseen, err := c.tasks.Unseen(ctx, id); err != nil || !unseen {
 		return
 	}
 	c.mu.Lock()

@@ -297,3 +297,62 @@ func changeKinds(list []sa.ChangeKind) []string {
 	}
 	return out
 }
+
+// TestWakerWakesOncePerBatch: three tasks of a watched session end; the
+// waker wakes its agent once, after the last; a wake that could not run
+// (busy) is tried again by the next Check.
+func TestWakerWakesOncePerBatch(t *testing.T) {
+	r := open(t, t.TempDir(), t.TempDir())
+	ctx := context.Background()
+	parent := r.newSession(t)
+	woken := make(chan string, 10)
+	busy := true
+	w := r.NewWaker(func(session string) bool {
+		if busy { // the first time: as if a turn ran there
+			busy = false
+			return false
+		}
+		woken <- session
+		return true
+	})
+	defer w.Close()
+	w.Watch(parent.ID)
+	var ids []string
+	for range 3 {
+		task, _, err := r.Tasks.Submit(ctx, parent.ID, tasks.TaskInput{Description: "add", Prompt: "What is 2+2?", Agent: "general"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, task.ID)
+	}
+	for _, id := range ids {
+		if out, err := r.Tasks.Output(ctx, id, true, time.Minute); err != nil || out.Task.Status != sa.TaskCompleted {
+			t.Fatalf("task %s: %+v, %v", id, out.Task, err)
+		}
+	}
+	// The first due wake was refused: nothing woke yet, or a later ending
+	// of the batch tried again.
+	w.Check(ctx, parent.ID)
+	select {
+	case s := <-woken:
+		if s != parent.ID {
+			t.Fatalf("woke %s", s)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("never woken")
+	}
+	w.Check(ctx, parent.ID)
+	w.Check(ctx, parent.ID)
+	select {
+	case <-woken:
+		t.Fatal("woken twice for one batch")
+	case <-time.After(100 * time.Millisecond):
+	}
+	// Once answered, the session is not due any more.
+	if _, err := r.Append(ctx, parent.ID, runtime.HolderCLI, sa.Message{Role: sa.RoleAssistant, Parts: []sa.Part{sa.TextPart("noted")}}); err != nil {
+		t.Fatal(err)
+	}
+	if due, err := r.Tasks.WakeDue(ctx, parent.ID); err != nil || due {
+		t.Fatalf("WakeDue after the answer = %v, %v", due, err)
+	}
+}

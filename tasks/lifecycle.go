@@ -362,23 +362,44 @@ func (m *Manager) waitEnd(ctx context.Context, id string, timeout time.Duration)
 	}
 }
 
-// Unseen reports whether a session holds task notifications its agent has
-// not answered yet (they came after its last message): the agent should be
-// woken to see them.
-func (m *Manager) Unseen(ctx context.Context, sessionID string) (bool, error) {
+// WakeDue reports whether a session's agent is to be woken to answer its
+// tasks: none of its tasks is active any more (in any process: one wake
+// answers a whole batch), and notifications wait that it has not
+// answered. Every way in and every task that launched tasks of its own
+// wakes by this one rule.
+func (m *Manager) WakeDue(ctx context.Context, sessionID string) (bool, error) {
+	mark, err := m.WakeMark(ctx, sessionID)
+	return mark > 0, err
+}
+
+// WakeMark is WakeDue with, when the agent is due, the id of the newest
+// notification it has not answered (0 when it is not due): a waker that
+// remembers it wakes once for those notifications, however often it
+// looks.
+func (m *Manager) WakeMark(ctx context.Context, sessionID string) (int64, error) {
+	active, err := m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: sessionID, Active: true, IncludeCleared: true, Limit: 1})
+	if err != nil || len(active) > 0 {
+		return 0, err
+	}
+	return m.unseen(ctx, sessionID)
+}
+
+// unseen returns the id of the newest task notification of a session that
+// its agent has not answered yet (it came after its last message), or 0.
+func (m *Manager) unseen(ctx context.Context, sessionID string) (int64, error) {
 	history, err := m.store.History(ctx, sessionID)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	for i := len(history) - 1; i >= 0; i-- {
 		switch {
 		case history[i].Kind == sa.KindNotification:
-			return true, nil
+			return history[i].ID, nil
 		case history[i].Role == sa.RoleAssistant:
-			return false, nil
+			return 0, nil
 		}
 	}
-	return false, nil
+	return 0, nil
 }
 
 // partial returns the text of the task session's latest answer.
@@ -495,7 +516,7 @@ func (m *Manager) execute(r *run) {
 			break
 		}
 		var wake bool
-		if wake, err = m.Unseen(ctx, r.task.ID); err != nil || !wake {
+		if wake, err = m.WakeDue(ctx, r.task.ID); err != nil || !wake {
 			break
 		}
 		outcome, err = m.engine.Run(ctx, r.task.ID, opts)

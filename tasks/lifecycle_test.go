@@ -569,15 +569,10 @@ func TestTaskToolValidation(t *testing.T) {
 	}
 }
 
-func TestIdleParentWokenOnce(t *testing.T) {
+// TestBatchNotifications: the tasks of a batch each say how many of the
+// batch are done, and the last one that all are.
+func TestBatchNotifications(t *testing.T) {
 	h := newHarness(t, echo(t))
-	var mu sync.Mutex
-	wakes := map[string]int{}
-	h.mgr.OnIdle(func(parent string) {
-		mu.Lock()
-		wakes[parent]++
-		mu.Unlock()
-	})
 	parent := h.parent(user("parent: hi"))
 	var ids []string
 	for range 3 {
@@ -586,16 +581,9 @@ func TestIdleParentWokenOnce(t *testing.T) {
 	for _, id := range ids {
 		h.wait(id)
 	}
-	if err := h.mgr.WaitIdle(context.Background(), parent.ID); err != nil {
-		t.Fatal(err)
+	if due, err := h.mgr.WakeDue(context.Background(), parent.ID); err != nil || !due {
+		t.Fatalf("WakeDue once all ended = %v, %v", due, err)
 	}
-	eventually(t, "the wake", func() bool { mu.Lock(); defer mu.Unlock(); return wakes[parent.ID] > 0 })
-	time.Sleep(50 * time.Millisecond)
-	mu.Lock()
-	if wakes[parent.ID] != 1 {
-		t.Fatalf("woken %d times for 3 tasks, want once", wakes[parent.ID])
-	}
-	mu.Unlock()
 	// The last notification of the batch says all are done.
 	notes := h.notifications(parent.ID)
 	last := notes[len(notes)-1]

@@ -13,13 +13,11 @@
 package tasks
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	sa "github.com/superagents/superagents"
@@ -27,6 +25,7 @@ import (
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/forkctx"
+	"github.com/superagents/superagents/internal/proc"
 )
 
 // Errors callers test for, besides the root package's ErrInvalid,
@@ -92,7 +91,6 @@ type Manager struct {
 	runs     map[string]*run          // task id → its run in this process
 	byParent map[string]int           // parent session → active runs here
 	idle     map[string]chan struct{} // parent → closed when its runs reach 0
-	onIdle   []func(parentSessionID string)
 	closing  bool
 
 	wg   sync.WaitGroup // runs
@@ -189,15 +187,6 @@ func (m *Manager) Close(ctx context.Context) error {
 	return err
 }
 
-// OnIdle registers f to be called when the last task of a parent session
-// running in this manager ends: once per time the parent's active tasks
-// drop to zero, not once per task. Hosts use it to wake an idle agent.
-func (m *Manager) OnIdle(f func(parentSessionID string)) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.onIdle = append(m.onIdle, f)
-}
-
 // Active returns how many tasks of a parent session run in this manager.
 func (m *Manager) Active(parentSessionID string) int {
 	m.mu.Lock()
@@ -248,22 +237,15 @@ func (m *Manager) untrack(r *run) {
 	}
 	parent := r.task.ParentSessionID
 	m.byParent[parent]--
-	var hooks []func(string)
 	if m.byParent[parent] <= 0 {
 		delete(m.byParent, parent)
 		if ch, ok := m.idle[parent]; ok {
 			close(ch)
 			delete(m.idle, parent)
 		}
-		if !m.closing {
-			hooks = append(hooks, m.onIdle...)
-		}
 	}
 	m.mu.Unlock()
 	close(r.done)
-	for _, f := range hooks {
-		f(parent)
-	}
 	m.wg.Done()
 }
 
@@ -398,27 +380,9 @@ func runnerAlive(r sa.Runner, host string, stale time.Duration) bool {
 		return false
 	}
 	if r.Host == host && r.PID > 0 {
-		return processAlive(r.PID)
+		return proc.Alive(r.PID)
 	}
 	return true
-}
-
-// processAlive reports whether a process exists and still runs.
-func processAlive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true // no /proc here: existing is all we can tell
-	}
-	// "pid (command) state ...": the command may hold any character, so
-	// the state is read after the last parenthesis.
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 || i+2 >= len(stat) {
-		return true
-	}
-	return stat[i+2] != 'Z' && stat[i+2] != 'X'
 }
 
 // Depth returns how many task launches separate a session from a session

@@ -2,13 +2,11 @@
 package proctest
 
 import (
-	"errors"
-	"fmt"
-	"os"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/superagents/superagents/internal/proc"
 )
 
 // waitLimit bounds WaitGone: it guards against a hung test, it does not
@@ -19,22 +17,7 @@ const waitLimit = 30 * time.Second
 // killed after its parent ended is reaped by whichever process adopted
 // it, which may take a while or, in a container whose first process
 // reaps nothing, never happen: as a zombie it is dead all the same.
-func Running(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return !os.IsNotExist(err)
-	}
-	// "pid (command) state ...": the command may hold any character, so
-	// the state is read after the last parenthesis.
-	i := strings.LastIndexByte(string(stat), ')')
-	if i < 0 || i+2 >= len(stat) {
-		return true
-	}
-	return stat[i+2] != 'Z' && stat[i+2] != 'X'
-}
+func Running(pid int) bool { return proc.Alive(pid) }
 
 // WaitGone waits until the process no longer runs; the test fails, and
 // the process is killed, when it still does after 30 s.
