@@ -60,9 +60,9 @@ launched (--session). "(forked)" marks tasks that started with their
 parent's context, "(resumed)" tasks that were continued.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			status := sa.TaskStatus(state)
-			if status != "" && !status.Valid() {
-				return usagef("unknown --status %q: use queued, running, resumed, completed, error or cancelled", state)
+			status, err := sa.ParseTaskStatus(state)
+			if err != nil {
+				return usagef("unknown --status %q: use one of %s", state, sa.TaskStatusNames())
 			}
 			st, err := a.openStore(cmd.Context())
 			if err != nil {

@@ -125,11 +125,9 @@ func (s *Server) taskFilter(r *http.Request) (sa.TaskFilter, error) {
 	if strings.ContainsRune(f.Search, 0) {
 		return f, badField("search", "cannot contain a NUL character (%%00)")
 	}
-	if status := q.Get("status"); status != "" {
-		f.Status = sa.TaskStatus(status)
-		if !f.Status.Valid() {
-			return f, badField("status", "unknown status %q: use one of %s", status, statusList())
-		}
+	var err error
+	if f.Status, err = sa.ParseTaskStatus(q.Get("status")); err != nil {
+		return f, badField("status", "unknown status %q: use one of %s", q.Get("status"), sa.TaskStatusNames())
 	}
 	if ref := q.Get("session"); ref != "" {
 		sess, err := s.store.ResolveSession(r.Context(), ref)
@@ -149,24 +147,14 @@ func (s *Server) taskFilter(r *http.Request) (sa.TaskFilter, error) {
 	// parent agent's own listing. include_cleared=false hides them here.
 	f.IncludeCleared = true
 	if q.Get("include_cleared") != "" {
-		var err error
 		if f.IncludeCleared, err = queryBool(r, "include_cleared"); err != nil {
 			return f, err
 		}
 	}
-	var err error
 	if f.Limit, f.Offset, err = page(r); err != nil {
 		return f, err
 	}
 	return f, nil
-}
-
-func statusList() string {
-	names := make([]string, len(sa.TaskStatuses))
-	for i, st := range sa.TaskStatuses {
-		names[i] = string(st)
-	}
-	return strings.Join(names, ", ")
 }
 
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
@@ -285,6 +273,10 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		t, err := s.store.ResolveTask(r.Context(), req.Resume)
 		if err != nil {
 			s.fail(w, r, inField("resume", err))
+			return
+		}
+		if err := s.opts.Tasks.CheckResumeAgent(t, req.Agent); err != nil {
+			s.fail(w, r, inField("agent", err))
 			return
 		}
 		s.resume(w, r, t.ID, req.Prompt)

@@ -183,6 +183,11 @@ func TestTaskLifecycle(t *testing.T) {
 						t.Fatalf("the result is not marked retrieved: %+v %v", tk, err)
 					}
 				}},
+				{"refuse a resume with an unknown agent", func(t *testing.T) {
+					if msg := c.fails("superagents_task", map[string]any{"resume": sum, "agent": "nobody", "prompt": "What is 3+3?"}); !strings.Contains(msg, `unknown agent "nobody"`) {
+						t.Fatalf("resume with an unknown agent = %q", msg)
+					}
+				}},
 				{"resume completed task with follow-up prompt", func(t *testing.T) {
 					text, data := c.ok("superagents_task", map[string]any{"resume": sum, "prompt": "What is 3+3?"})
 					if !strings.Contains(text, "resumed (resume #1)") || data["status"] != "resumed" {
@@ -224,6 +229,10 @@ func TestTaskLifecycle(t *testing.T) {
 					}
 					if len(data["tasks"].([]any)) != 3 {
 						t.Fatalf("list data %v", data)
+					}
+					// The status filter ignores case.
+					if _, data := c.ok("superagents_list", map[string]any{"status": "Running"}); len(data["tasks"].([]any)) != 1 {
+						t.Fatalf("list of Running tasks = %v", data)
 					}
 				}},
 				{"cancel a running task", func(t *testing.T) {

@@ -202,7 +202,7 @@ func (m *Manager) TaskTool(ctx context.Context, caller, batch string, in TaskInp
 		return Reply{}, fmt.Errorf("%w: timeout cannot be negative", sa.ErrInvalid)
 	}
 	if in.Resume != "" {
-		t, err := m.Resume(ctx, in.Resume, in.Prompt)
+		t, err := m.resume(ctx, in.Resume, in.Prompt, in.Agent)
 		if err != nil {
 			return Reply{}, err
 		}
