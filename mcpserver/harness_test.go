@@ -73,11 +73,11 @@ func fakeModel(req llmtest.Request) llmtest.Reply {
 	return llmtest.Reply{Text: "Done."}
 }
 
-func newHarness(t testing.TB, handle func(llmtest.Request) llmtest.Reply) *harness {
+func newHarness(t testing.TB, handle func(llmtest.Request) llmtest.Reply, storeOpts ...sqlite.Option) *harness {
 	t.Helper()
 	h := &harness{t: t, ws: t.TempDir(), model: llmtest.NewAnthropic(t)}
 	h.model.Handle(handle)
-	h.stack = stacktest.Open(t, t.TempDir(), h.ws, stacktest.Config(t, h.ws, h.model.BaseURL()))
+	h.stack = stacktest.Open(t, t.TempDir(), h.ws, stacktest.Config(t, h.ws, h.model.BaseURL()), storeOpts...)
 	h.store, h.eng, h.bus, h.mgr = h.stack.Store, h.stack.Engine, h.stack.Bus, h.stack.Tasks
 	var err error
 	if h.srv, err = mcpserver.New(mcpserver.Options{Manager: h.mgr, Store: h.store, Bus: h.bus, Version: "test"}); err != nil {
