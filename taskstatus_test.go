@@ -31,3 +31,34 @@ func TestParseTaskStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskCanBecomeResumed: a task leaves a terminal state only for a
+// resume, and only with an answer to go on from.
+func TestTaskCanBecomeResumed(t *testing.T) {
+	tests := []struct {
+		status  sa.TaskStatus
+		resumes int
+		next    sa.TaskStatus
+		want    bool
+	}{
+		{sa.TaskCompleted, 0, sa.TaskResumed, true},
+		{sa.TaskCancelled, 0, sa.TaskResumed, false}, // never answered
+		{sa.TaskError, 0, sa.TaskResumed, false},
+		{sa.TaskCancelled, 1, sa.TaskResumed, true}, // its resume was cancelled
+		{sa.TaskError, 2, sa.TaskResumed, true},     // its resume failed
+		{sa.TaskCancelled, 1, sa.TaskCompleted, false},
+		{sa.TaskError, 1, sa.TaskRunning, false},
+		{sa.TaskResumed, 1, sa.TaskCancelled, true},
+		{sa.TaskQueued, 0, sa.TaskResumed, false},
+		{sa.TaskRunning, 0, sa.TaskResumed, false},
+	}
+	for _, tt := range tests {
+		task := sa.Task{Status: tt.status, ResumeCount: tt.resumes}
+		if got := task.CanBecome(tt.next); got != tt.want {
+			t.Errorf("%s after %d resume(s) → %s: CanBecome = %v, want %v", tt.status, tt.resumes, tt.next, got, tt.want)
+		}
+		if tt.next == sa.TaskResumed && task.Resumable() != tt.want {
+			t.Errorf("%s after %d resume(s): Resumable = %v, want %v", tt.status, tt.resumes, !tt.want, tt.want)
+		}
+	}
+}

@@ -168,16 +168,16 @@ func (m *Manager) resume(ctx context.Context, ref, prompt, agent string) (sa.Tas
 			// Nobody would hear from it: its parent let it go.
 			return fmt.Errorf("%w: task %s was cleared (superagents_clear) or its parent session was deleted, so it cannot be resumed; start a new superagents_task instead", ErrExpired, sa.ShortID(tk.ID))
 		}
-		switch tk.Status {
-		case sa.TaskCompleted:
-		case sa.TaskResumed:
+		switch {
+		case tk.Status == sa.TaskResumed:
 			return fmt.Errorf("%w: task %s is currently being resumed; wait for it with superagents_output (block: true)", sa.ErrConflict, sa.ShortID(tk.ID))
-		default:
+		case !tk.Resumable():
 			return fmt.Errorf("%w: only completed tasks can be resumed, and task %s is %s", sa.ErrConflict, sa.ShortID(tk.ID), tk.Status)
 		}
 		now := time.Now()
 		tk.Status, tk.ResumeCount, tk.StartedAt = sa.TaskResumed, tk.ResumeCount+1, now
-		tk.CompletedAt, tk.ResultRetrievedAt, tk.Result, tk.Error = nil, nil, "", ""
+		// The earlier answer (Result) stays until this run gives another.
+		tk.CompletedAt, tk.ResultRetrievedAt, tk.Error = nil, nil, ""
 		tk.RunnerID = m.runner.ID
 		return nil
 	})
@@ -604,9 +604,13 @@ func finish(ctx context.Context, st sa.Store, id string, status sa.TaskStatus, r
 		}
 		now := time.Now()
 		t.Status, t.CompletedAt, t.RunnerID = status, &now, ""
-		t.Result, t.Error = result, errMsg
-		if status != sa.TaskCompleted {
+		t.Error = errMsg
+		switch {
+		case status == sa.TaskCompleted:
+			t.Result = result
+		case t.ResumeCount == 0:
 			t.Result = ""
+			// A resume that ended without an answer leaves the earlier one.
 		}
 		return nil
 	}, notification)
