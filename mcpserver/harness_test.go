@@ -250,9 +250,9 @@ func (c *conn) launch(args map[string]any) string {
 		args["agent"] = "general"
 	}
 	_, data := c.ok("superagents_task", args)
-	id, _ := data["task_id"].(string)
+	id, _ := data["id"].(string)
 	if id == "" {
-		c.t.Fatalf("launch %v: no task_id in %v", args, data)
+		c.t.Fatalf("launch %v: no id in %v", args, data)
 	}
 	return id
 }

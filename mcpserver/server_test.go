@@ -154,7 +154,7 @@ func TestTaskLifecycle(t *testing.T) {
 				}},
 				{"launch returns the task id at once", func(t *testing.T) {
 					text, data := c.ok("superagents_task", map[string]any{"description": "add", "prompt": "What is 2+2?", "agent": "general"})
-					sum, _ = data["task_id"].(string)
+					sum, _ = data["id"].(string)
 					if !strings.Contains(text, "Task "+sum+" launched in the background") || data["status"] == nil {
 						t.Fatalf("launch = %q %v", text, data)
 					}

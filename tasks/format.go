@@ -47,9 +47,9 @@ func timing(t sa.Task, now time.Time) string {
 	case t.Status == sa.TaskQueued:
 		return "queued " + formatDuration(now.Sub(t.CreatedAt))
 	case t.Status.Active():
-		return "running " + formatDuration(now.Sub(t.StartedAt))
+		return "running " + formatDuration(Duration(t, now))
 	case t.CompletedAt != nil:
-		return "took " + formatDuration(t.CompletedAt.Sub(t.StartedAt))
+		return "took " + formatDuration(Duration(t, now))
 	}
 	return string(t.Status)
 }
@@ -118,7 +118,7 @@ func earlierAnswer(b *strings.Builder, t sa.Task) {
 // progressText sums up a running task's progress.
 func progressText(t sa.Task, now time.Time) string {
 	p := t.Progress
-	text := formatDuration(now.Sub(t.StartedAt)) + " elapsed, " + plural(p.ToolCalls, "tool call")
+	text := formatDuration(Duration(t, now)) + " elapsed, " + plural(p.ToolCalls, "tool call")
 	if len(p.LastTools) > 0 {
 		text += " (last: " + strings.Join(p.LastTools, ", ") + ")"
 	}

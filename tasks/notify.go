@@ -45,12 +45,7 @@ func visibleLine(t sa.Task) string {
 }
 
 // elapsed is how long the task's latest launch or resume ran.
-func elapsed(t sa.Task) time.Duration {
-	if t.CompletedAt == nil {
-		return time.Since(t.StartedAt)
-	}
-	return t.CompletedAt.Sub(t.StartedAt)
-}
+func elapsed(t sa.Task) time.Duration { return Duration(t, time.Now()) }
 
 // progressLine counts the batch's ended tasks.
 func progressLine(batch []sa.Task) string {
