@@ -60,7 +60,7 @@ type Store interface {
 	ResolveBatch(ctx context.Context, ref string) (string, error)
 	// UpdateTask reads a task, applies change to it and writes it back, in
 	// one transaction. It refuses (ErrConflict) a status change that
-	// TaskStatus.CanBecome forbids, and an error from change aborts it.
+	// Task.CanBecome forbids, and an error from change aborts it.
 	UpdateTask(ctx context.Context, id string, change func(*Task) error) (Task, error)
 	// FinishTask ends a task: it applies change, which must leave the task
 	// completed, error or cancelled (ErrConflict if the task cannot get

@@ -9,8 +9,9 @@ import (
 // TaskStatus is where a background task is in its life.
 type TaskStatus string
 
-// Task statuses. Completed, error and cancelled are terminal; of them only
-// completed can be left again, by a resume (completed → resumed).
+// Task statuses. Completed, error and cancelled are terminal; they are
+// left only by a resume (→ resumed), of a completed task or of one whose
+// resume was cancelled or failed (see Task.CanBecome).
 const (
 	TaskQueued    TaskStatus = "queued"
 	TaskRunning   TaskStatus = "running"
@@ -75,7 +76,8 @@ type TaskProgress struct {
 }
 
 // Task is a background sub-agent. Its ID is the ID of the session it runs
-// in (its child session).
+// in (its child session). Result is its latest answer: while a resume
+// runs, and after one that was cancelled or failed, still the one before.
 type Task struct {
 	ID              string `json:"id"`
 	ParentSessionID string `json:"parent_session_id"`

@@ -131,7 +131,7 @@ func (h *mcpHost) call(name string, args map[string]any) (string, map[string]any
 func (h *mcpHost) launch(description, prompt string, fork bool) string {
 	h.t.Helper()
 	_, data := h.call("superagents_task", map[string]any{"description": description, "prompt": prompt, "agent": "general", "fork": fork})
-	return data["task_id"].(string)
+	return data["id"].(string)
 }
 
 func (h *mcpHost) notification() map[string]any {
@@ -339,7 +339,7 @@ func TestMCPHostStopsReading(t *testing.T) {
 	var launched struct {
 		Result struct {
 			StructuredContent struct {
-				TaskID string `json:"task_id"`
+				TaskID string `json:"id"`
 			} `json:"structuredContent"`
 		} `json:"result"`
 	}

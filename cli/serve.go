@@ -37,6 +37,7 @@ const mcpSessionTimeout = 30 * time.Minute
 
 type serveFlags struct {
 	addr, allowOrigin string
+	model             string
 	allowHosts        []string
 	allowRemote       bool
 	printToken        bool
@@ -74,6 +75,7 @@ func (a *app) serveCommand() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.addr, "addr", DefaultServeAddr, "address to listen on (loopback unless --allow-remote)")
+	fl.StringVar(&f.model, "model", "", "default model of sessions and tasks, as provider/model, e.g. anthropic/claude-sonnet-4-5 or offline (default: the agent's, then the configured one)")
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow listening on a non-loopback address (the API is then reachable from the network)")
 	fl.StringSliceVar(&f.allowHosts, "allow-host", nil, "also accept requests whose Host header names this host (a name the server is reached by)")
 	fl.StringVar(&f.allowOrigin, "allow-origin", "", "let web pages of this exact origin call the API (CORS), e.g. https://example.com")
@@ -109,7 +111,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		fmt.Fprintf(a.env.Stderr, "warning: %v (replacing it)\n", err)
 	}
 
-	rt, err := a.openRuntime(ctx, "")
+	rt, err := a.openRuntime(ctx, f.model)
 	if err != nil {
 		return err
 	}

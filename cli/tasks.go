@@ -33,9 +33,9 @@ launched (--session). "(forked)" marks tasks that started with their
 parent's context, "(resumed)" tasks that were continued.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			status := sa.TaskStatus(state)
-			if status != "" && !status.Valid() {
-				return usagef("unknown --status %q: use queued, running, resumed, completed, error or cancelled", state)
+			status, err := sa.ParseTaskStatus(state)
+			if err != nil {
+				return usagef("unknown --status %q: use one of %s", state, sa.TaskStatusNames())
 			}
 			st, err := a.openStore(cmd.Context())
 			if err != nil {
@@ -59,10 +59,7 @@ parent's context, "(resumed)" tasks that were continued.`,
 				return err
 			}
 			if asJSON {
-				if list == nil {
-					list = []sa.Task{}
-				}
-				return writeJSON(a.env.Stdout, list)
+				return writeJSON(a.env.Stdout, tasks.NewViews(list, time.Now()))
 			}
 			return writeTaskTable(a.env.Stdout, list, time.Now())
 		},
@@ -86,10 +83,7 @@ func writeTaskTable(w io.Writer, list []sa.Task, now time.Time) error {
 		if marks := tasks.Indicators(t); marks != "" {
 			id += " " + marks
 		}
-		took := now.Sub(t.StartedAt)
-		if t.CompletedAt != nil {
-			took = t.CompletedAt.Sub(t.StartedAt)
-		}
+		took := tasks.Duration(t, now)
 		rows[i] = []string{id, string(t.Status), t.Agent, sa.ShortID(t.ParentSessionID), took.Round(time.Second).String(),
 			fmt.Sprint(t.Progress.ToolCalls), truncateRunes(oneLineText(t.Description), 50)}
 	}
@@ -264,16 +258,15 @@ func (a *app) launchWorker(ctx context.Context, req workerRequest, asJSON, wait 
 		if err != nil {
 			return err
 		}
-		r, err := mgr.OutputTool(ctx, "", tasks.OutputInput{TaskID: t.ID, Block: true, Timeout: int(tasks.MaxBlockTimeout / time.Second)})
-		if err != nil {
-			return err
-		}
-		for r.Data.(map[string]any)["timed_out"] == true {
-			if r, err = mgr.OutputTool(ctx, "", tasks.OutputInput{TaskID: t.ID, Block: true, Timeout: int(tasks.MaxBlockTimeout / time.Second)}); err != nil {
+		for {
+			r, err := mgr.OutputTool(ctx, "", tasks.OutputInput{TaskID: t.ID, Block: true, Timeout: int(tasks.MaxBlockTimeout / time.Second)})
+			if err != nil {
 				return err
 			}
+			if out, _ := r.Data.(tasks.OutputView); !out.TimedOut {
+				return a.printReply(r, asJSON)
+			}
 		}
-		return a.printReply(r, asJSON)
 	}
 	dir, err := a.resolveDataDir()
 	if err != nil {
@@ -317,7 +310,7 @@ func (a *app) launchWorker(ctx context.Context, req workerRequest, asJSON, wait 
 	switch {
 	case verb == "ok":
 		if asJSON {
-			return writeJSON(a.env.Stdout, map[string]string{"task_id": rest, "log": logFile.Name()})
+			return writeJSON(a.env.Stdout, map[string]string{"id": rest, "log": logFile.Name()})
 		}
 		_, err := fmt.Fprintln(a.env.Stdout, rest)
 		return err

@@ -202,6 +202,7 @@ func TestTaskCommandErrors(t *testing.T) {
 		{[]string{"task", "launch", "--agent", "general", "x"}, 2, "--session, --agent and --description are required"},
 		{[]string{"task", "resume", "abcd"}, 2, "requires at least 2 arg"},
 		{[]string{"tasks", "--status", "sleeping"}, 2, `unknown --status "sleeping"`},
+		{[]string{"tasks", "--status", "Completed"}, 0, ""}, // case does not matter
 		{[]string{"task", "output", "zzzzzz", "--timeout", "-1"}, 2, "--timeout must be between 1 and 600 seconds, not -1"},
 		{[]string{"task", "output", "zzzzzz", "--timeout", "0"}, 2, "--timeout must be between 1 and 600 seconds, not 0"},
 		{[]string{"task", "output", "zzzzzz", "--timeout", "601"}, 2, "--timeout must be between 1 and 600 seconds, not 601"},

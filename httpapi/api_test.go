@@ -78,6 +78,7 @@ func TestTaskEndpoints(t *testing.T) {
 			{"?search=login", []string{third.ID, launched.ID}, 2},
 			{"?search=LOGIN&session=" + parent.ID[:6], []string{launched.ID}, 1},
 			{"?status=completed&agent=general&limit=1", []string{third.ID}, 3},
+			{"?status=Completed", []string{third.ID, second.ID, launched.ID}, 3},
 			{"?limit=1&offset=1", []string{second.ID}, 3},
 			{"?limit=2&offset=2", []string{launched.ID}, 3},
 			{"?status=running", nil, 0},
@@ -466,6 +467,8 @@ func TestErrorCodes(t *testing.T) {
 		{"ambiguous resume id", "POST", "/v1/tasks", map[string]any{"resume": "abcd", "prompt": "more"}, nil, 400, `resume: id prefix "abcd" is ambiguous`, "resume"},
 		// A task whose state refuses the resume is no fault of the field.
 		{"resume a running task in the body", "POST", "/v1/tasks", map[string]any{"resume": running.ID, "prompt": "more"}, nil, 409, "only completed tasks", ""},
+		{"unknown agent with resume", "POST", "/v1/tasks", map[string]any{"resume": completed.ID, "prompt": "more", "agent": "nobody"}, nil, 400, `unknown agent "nobody"`, "agent"},
+		{"another agent with resume", "POST", "/v1/tasks", map[string]any{"resume": completed.ID, "prompt": "more", "agent": "explore"}, nil, 400, "a resumed task keeps its agent", "agent"},
 		{"timeout with resume", "POST", "/v1/tasks", map[string]any{"resume": completed.ID, "prompt": "more", "timeout": 60}, nil, 400, "resumed task keeps", "timeout"},
 		{"session filter too short", "GET", "/v1/tasks?session=zzz", nil, nil, 400, "too short", "session"},
 		{"unknown session filter", "GET", "/v1/tasks?session=zzzzzzzz", nil, nil, 404, "no session", "session"},

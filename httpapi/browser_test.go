@@ -276,6 +276,24 @@ func TestDashboardInBrowser(t *testing.T) {
 	if tree != float64(3) {
 		t.Errorf("the agent tree shows %v children under the parent, want 3", tree)
 	}
+
+	// A resume cancelled from the page leaves the answer before it, and
+	// the task can be resumed again.
+	run("cancel a resume, then resume again",
+		chromedp.Click(fmt.Sprintf(`li.task[data-id=%q]`, slow.ID)),
+		chromedp.WaitVisible(`#resume-text`),
+		chromedp.SendKeys(`#resume-text`, "gate: "+string(h.gate("never-again"))),
+		chromedp.Click(`#resume-send`),
+		chromedp.WaitVisible(`#detail-status.status-resumed`),
+		chromedp.Click(`#detail-cancel`),
+		chromedp.WaitVisible(`#detail-status.status-cancelled`),
+		chromedp.WaitVisible(`#resume-text`),
+		shot("08-resume-cancelled"),
+	)
+	h.ok(http.StatusOK, "GET", "/v1/tasks/"+slow.ID, nil, &got)
+	if got.Status != sa.TaskCancelled || got.Result != "answer: one more thing" {
+		t.Errorf("the task whose resume was cancelled = %s with result %q, want cancelled with the answer before", got.Status, got.Result)
+	}
 	stopBrowser()
 	<-collected
 	if len(thrown) > 0 {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/tasks"
 )
 
 // Event stream limits.
@@ -38,7 +39,7 @@ type snapshot struct {
 	Reason      string                `json:"reason"`
 	Note        string                `json:"note,omitempty"`
 	LastEventID int64                 `json:"last_event_id"`
-	Tasks       []taskView            `json:"tasks"`
+	Tasks       []tasks.View          `json:"tasks"`
 	Counts      map[sa.TaskStatus]int `json:"counts"`
 	Sessions    []sa.SessionSummary   `json:"sessions"`
 }

@@ -14,33 +14,8 @@ import (
 	"github.com/superagents/superagents/tasks"
 )
 
-// taskView is a task as the API shows it: the stored record plus what a
-// listing needs at a glance.
-type taskView struct {
-	sa.Task
-	// Indicators are "(forked)" and "(resumed)", as task listings show.
-	Indicators string `json:"indicators,omitempty"`
-	// DurationMS is the latest run's time so far, or its length once it
-	// ended.
-	DurationMS int64 `json:"duration_ms"`
-}
-
-func viewTask(t sa.Task, now time.Time) taskView {
-	end := now
-	if t.CompletedAt != nil {
-		end = *t.CompletedAt
-	}
-	return taskView{Task: t, Indicators: tasks.Indicators(t), DurationMS: max(end.Sub(t.StartedAt), 0).Milliseconds()}
-}
-
-func viewTasks(list []sa.Task) []taskView {
-	now := time.Now()
-	out := make([]taskView, len(list))
-	for i, t := range list {
-		out[i] = viewTask(t, now)
-	}
-	return out
-}
+// viewTasks shows tasks as every way in does (tasks.View).
+func viewTasks(list []sa.Task) []tasks.View { return tasks.NewViews(list, time.Now()) }
 
 // durationView is a DurationStats in milliseconds.
 type durationView struct {
@@ -125,11 +100,9 @@ func (s *Server) taskFilter(r *http.Request) (sa.TaskFilter, error) {
 	if strings.ContainsRune(f.Search, 0) {
 		return f, badField("search", "cannot contain a NUL character (%%00)")
 	}
-	if status := q.Get("status"); status != "" {
-		f.Status = sa.TaskStatus(status)
-		if !f.Status.Valid() {
-			return f, badField("status", "unknown status %q: use one of %s", status, statusList())
-		}
+	var err error
+	if f.Status, err = sa.ParseTaskStatus(q.Get("status")); err != nil {
+		return f, badField("status", "unknown status %q: use one of %s", q.Get("status"), sa.TaskStatusNames())
 	}
 	if ref := q.Get("session"); ref != "" {
 		sess, err := s.store.ResolveSession(r.Context(), ref)
@@ -149,24 +122,14 @@ func (s *Server) taskFilter(r *http.Request) (sa.TaskFilter, error) {
 	// parent agent's own listing. include_cleared=false hides them here.
 	f.IncludeCleared = true
 	if q.Get("include_cleared") != "" {
-		var err error
 		if f.IncludeCleared, err = queryBool(r, "include_cleared"); err != nil {
 			return f, err
 		}
 	}
-	var err error
 	if f.Limit, f.Offset, err = page(r); err != nil {
 		return f, err
 	}
 	return f, nil
-}
-
-func statusList() string {
-	names := make([]string, len(sa.TaskStatuses))
-	for i, st := range sa.TaskStatuses {
-		names[i] = string(st)
-	}
-	return strings.Join(names, ", ")
 }
 
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
@@ -286,6 +249,10 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, inField("resume", err))
 			return
 		}
+		if err := s.rt.Tasks.CheckResumeAgent(t, req.Agent); err != nil {
+			s.fail(w, r, inField("agent", err))
+			return
+		}
 		s.resume(w, r, t.ID, req.Prompt)
 		return
 	}
@@ -311,7 +278,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/v1/tasks/"+t.ID)
-	writeJSON(w, http.StatusCreated, viewTask(t, time.Now()))
+	writeJSON(w, http.StatusCreated, tasks.NewView(t, time.Now()))
 }
 
 func (s *Server) getTask(w http.ResponseWriter, r *http.Request) {
@@ -320,7 +287,7 @@ func (s *Server) getTask(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, viewTask(t, time.Now()))
+	writeJSON(w, http.StatusOK, tasks.NewView(t, time.Now()))
 }
 
 func (s *Server) taskMessages(w http.ResponseWriter, r *http.Request) {
@@ -338,7 +305,7 @@ func (s *Server) cancelTask(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, viewTask(t, time.Now()))
+	writeJSON(w, http.StatusOK, tasks.NewView(t, time.Now()))
 }
 
 func (s *Server) resumeTask(w http.ResponseWriter, r *http.Request) {
@@ -365,19 +332,19 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request, ref, prompt stri
 		return
 	}
 	w.Header().Set("Location", "/v1/tasks/"+t.ID)
-	writeJSON(w, http.StatusAccepted, viewTask(t, time.Now()))
+	writeJSON(w, http.StatusAccepted, tasks.NewView(t, time.Now()))
 }
 
 // groupView sums up the tasks of one batch (launched by one turn).
 type groupView struct {
-	BatchID   string     `json:"batch_id"`
-	Tasks     []taskView `json:"tasks"`
-	Total     int        `json:"total"`
-	Queued    int        `json:"queued"`
-	Running   int        `json:"running"`
-	Completed int        `json:"completed"`
-	Error     int        `json:"error"`
-	Cancelled int        `json:"cancelled"`
+	BatchID   string       `json:"batch_id"`
+	Tasks     []tasks.View `json:"tasks"`
+	Total     int          `json:"total"`
+	Queued    int          `json:"queued"`
+	Running   int          `json:"running"`
+	Completed int          `json:"completed"`
+	Error     int          `json:"error"`
+	Cancelled int          `json:"cancelled"`
 	// CompletionRate is the share of the tasks that completed, 0 to 1.
 	CompletionRate float64   `json:"completion_rate"`
 	ToolCalls      int       `json:"tool_calls"`

@@ -73,11 +73,11 @@ func fakeModel(req llmtest.Request) llmtest.Reply {
 	return llmtest.Reply{Text: "Done."}
 }
 
-func newHarness(t testing.TB, handle func(llmtest.Request) llmtest.Reply) *harness {
+func newHarness(t testing.TB, handle func(llmtest.Request) llmtest.Reply, storeOpts ...sqlite.Option) *harness {
 	t.Helper()
 	h := &harness{t: t, ws: t.TempDir(), model: llmtest.NewAnthropic(t)}
 	h.model.Handle(handle)
-	h.stack = stacktest.Open(t, t.TempDir(), h.ws, stacktest.Config(t, h.ws, h.model.BaseURL()))
+	h.stack = stacktest.Open(t, t.TempDir(), h.ws, stacktest.Config(t, h.ws, h.model.BaseURL()), storeOpts...)
 	h.store, h.eng, h.bus, h.mgr = h.stack.Store, h.stack.Engine, h.stack.Bus, h.stack.Tasks
 	var err error
 	if h.srv, err = mcpserver.New(mcpserver.Options{Runtime: h.stack.Runtime, Version: "test"}); err != nil {
@@ -250,9 +250,9 @@ func (c *conn) launch(args map[string]any) string {
 		args["agent"] = "general"
 	}
 	_, data := c.ok("superagents_task", args)
-	id, _ := data["task_id"].(string)
+	id, _ := data["id"].(string)
 	if id == "" {
-		c.t.Fatalf("launch %v: no task_id in %v", args, data)
+		c.t.Fatalf("launch %v: no id in %v", args, data)
 	}
 	return id
 }

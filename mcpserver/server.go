@@ -9,7 +9,9 @@
 //
 // Each MCP session is a parent session in the store, created at its first
 // call of a tool that needs one and titled after the client, so that
-// superagents_list shows that client's tasks only. When one of its tasks
+// superagents_list shows that client's tasks only. A client reads,
+// cancels and resumes only its own tasks (and the tasks they launched):
+// any other is not found. When one of its tasks
 // ends, the client gets a logging notification (logger "superagents")
 // with the notification's visible text, the hint written for its model,
 // and the task's id and status.

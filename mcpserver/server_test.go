@@ -154,7 +154,7 @@ func TestTaskLifecycle(t *testing.T) {
 				}},
 				{"launch returns the task id at once", func(t *testing.T) {
 					text, data := c.ok("superagents_task", map[string]any{"description": "add", "prompt": "What is 2+2?", "agent": "general"})
-					sum, _ = data["task_id"].(string)
+					sum, _ = data["id"].(string)
 					if !strings.Contains(text, "Task "+sum+" launched in the background") || data["status"] == nil {
 						t.Fatalf("launch = %q %v", text, data)
 					}
@@ -181,6 +181,11 @@ func TestTaskLifecycle(t *testing.T) {
 					}
 					if tk, err := h.store.Task(context.Background(), sum); err != nil || tk.ResultRetrievedAt == nil {
 						t.Fatalf("the result is not marked retrieved: %+v %v", tk, err)
+					}
+				}},
+				{"refuse a resume with an unknown agent", func(t *testing.T) {
+					if msg := c.fails("superagents_task", map[string]any{"resume": sum, "agent": "nobody", "prompt": "What is 3+3?"}); !strings.Contains(msg, `unknown agent "nobody"`) {
+						t.Fatalf("resume with an unknown agent = %q", msg)
 					}
 				}},
 				{"resume completed task with follow-up prompt", func(t *testing.T) {
@@ -224,6 +229,10 @@ func TestTaskLifecycle(t *testing.T) {
 					}
 					if len(data["tasks"].([]any)) != 3 {
 						t.Fatalf("list data %v", data)
+					}
+					// The status filter ignores case.
+					if _, data := c.ok("superagents_list", map[string]any{"status": "Running"}); len(data["tasks"].([]any)) != 1 {
+						t.Fatalf("list of Running tasks = %v", data)
 					}
 				}},
 				{"cancel a running task", func(t *testing.T) {

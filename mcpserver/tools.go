@@ -73,15 +73,27 @@ func (s *Server) addTools() error {
 			if err != nil {
 				return tasks.Reply{}, err
 			}
+			if in.Resume != "" && !in.Fork { // both: the manager refuses it
+				t, err := s.owned(ctx, c.session(), in.Resume)
+				if err != nil {
+					return tasks.Reply{}, err
+				}
+				in.Resume = t.ID
+			}
 			return s.launch(ctx, c, in)
 		})
-	// Output and cancel name their task by id, whoever launched it, as the
-	// manager's tools do.
+	// Output, cancel and resume find a task among the client's own only
+	// (see owned).
 	addTool(s, &mcp.Tool{Name: tasks.OutputToolName, Description: desc[tasks.OutputToolName],
 		Annotations: &mcp.ToolAnnotations{Title: "Background task result", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closedWorld}},
 		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.OutputInput) (tasks.Reply, error) {
+			t, err := s.owned(ctx, s.sessionOf(req.Session), in.TaskID)
+			if err != nil {
+				return tasks.Reply{}, err
+			}
+			in.TaskID = t.ID
 			if in.Block {
-				defer s.reportProgress(ctx, req, in.TaskID)()
+				defer s.reportProgress(ctx, req, t.ID)()
 			}
 			return s.mgr.OutputTool(ctx, "", in)
 		})
@@ -96,7 +108,12 @@ func (s *Server) addTools() error {
 		})
 	addTool(s, &mcp.Tool{Name: tasks.CancelToolName, Description: desc[tasks.CancelToolName],
 		Annotations: &mcp.ToolAnnotations{Title: "Cancel a background task", OpenWorldHint: closedWorld}},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in tasks.CancelInput) (tasks.Reply, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.CancelInput) (tasks.Reply, error) {
+			t, err := s.owned(ctx, s.sessionOf(req.Session), in.TaskID)
+			if err != nil {
+				return tasks.Reply{}, err
+			}
+			in.TaskID = t.ID
 			return s.mgr.CancelTool(ctx, "", in)
 		})
 	addTool(s, &mcp.Tool{Name: tasks.ClearToolName, Description: desc[tasks.ClearToolName],

@@ -119,6 +119,9 @@ func (c *Chat) observe(ch sa.Change) {
 			return
 		}
 		c.emit(Event{Session: ch.SessionID, Kind: TaskNotice, Text: m.Text()})
+		if c.quiet.notified(ch.SessionID) {
+			return // the user cancelled that task: nothing to answer
+		}
 		// Consider a wake as soon as this change counts as shown.
 		c.follow.deferWake(ch.SessionID, ch.ID)
 	case ch.TaskID != "":
@@ -126,6 +129,7 @@ func (c *Chat) observe(ch sa.Change) {
 		if err != nil || !c.belongs(ctx, t.ParentSessionID) {
 			return
 		}
+		c.quiet.changed(t)
 		c.mu.Lock()
 		if t.Status.Active() {
 			c.running[t.ID] = t

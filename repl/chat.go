@@ -315,6 +315,7 @@ type Chat struct {
 	closed   bool
 
 	follow follower
+	quiet  quietEndings // endings the user's /cancel caused
 }
 
 // Open starts a chat: on the session named, or on a new root session.

@@ -107,9 +107,18 @@ func cmdOutput(ctx context.Context, c *Chat, in Input) Reply {
 }
 
 func cmdCancel(ctx context.Context, c *Chat, in Input) Reply {
-	r, err := c.tasks.CancelTool(ctx, c.Current().ID, tasks.CancelInput{TaskID: in.parsed.words[0]})
+	ref := in.parsed.words[0]
+	t, err := c.store.ResolveTask(ctx, ref)
 	if err != nil {
-		return taskFailed(err, in.parsed.words[0])
+		return taskFailed(err, ref)
+	}
+	// Its ending is the user's doing: shown, but no reason to wake the
+	// agent.
+	c.quiet.expect(t.ID)
+	r, err := c.tasks.CancelTool(ctx, c.Current().ID, tasks.CancelInput{TaskID: t.ID})
+	if err != nil {
+		c.quiet.forget(t.ID)
+		return taskFailed(err, ref)
 	}
 	return note("%s", r.Text)
 }

@@ -344,7 +344,7 @@ func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task)
 
 // updateTask reads a task, applies change, checks the result and writes
 // it back, recording the change. The id, parent, creation time and fork
-// flag are fixed; a status change must be one TaskStatus.CanBecome allows.
+// flag are fixed; a status change must be one Task.CanBecome allows.
 func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Task) error) (sa.Task, error) {
 	old, err := readTask(ctx, tx, id)
 	if err != nil {
@@ -359,7 +359,7 @@ func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Tas
 	if t.ID != old.ID || t.ParentSessionID != old.ParentSessionID || t.IsForked != old.IsForked || !t.CreatedAt.Equal(old.CreatedAt) {
 		return sa.Task{}, fmt.Errorf("%w: a task's id, parent, fork flag and creation time cannot change", sa.ErrInvalid)
 	}
-	if !old.Status.CanBecome(t.Status) {
+	if !old.CanBecome(t.Status) {
 		return sa.Task{}, fmt.Errorf("%w: task %s cannot go from %s to %s", sa.ErrConflict, id, old.Status, t.Status)
 	}
 	if err := t.Validate(); err != nil {

@@ -47,9 +47,9 @@ func timing(t sa.Task, now time.Time) string {
 	case t.Status == sa.TaskQueued:
 		return "queued " + formatDuration(now.Sub(t.CreatedAt))
 	case t.Status.Active():
-		return "running " + formatDuration(now.Sub(t.StartedAt))
+		return "running " + formatDuration(Duration(t, now))
 	case t.CompletedAt != nil:
-		return "took " + formatDuration(t.CompletedAt.Sub(t.StartedAt))
+		return "took " + formatDuration(Duration(t, now))
 	}
 	return string(t.Status)
 }
@@ -79,6 +79,7 @@ func formatOutput(out Output, now time.Time) string {
 		return b.String()
 	case t.Status == sa.TaskError:
 		fmt.Fprintf(&b, "%s failed after %s: %s", name, formatDuration(elapsed(t)), t.Error)
+		earlierAnswer(&b, t)
 		return b.String()
 	case t.Status == sa.TaskCancelled:
 		fmt.Fprintf(&b, "%s was cancelled after %s", name, formatDuration(elapsed(t)))
@@ -87,6 +88,7 @@ func formatOutput(out Output, now time.Time) string {
 			fmt.Fprintf(&b, ": %s", why)
 		}
 		b.WriteString(".")
+		earlierAnswer(&b, t)
 		return b.String()
 	case t.Status == sa.TaskQueued:
 		fmt.Fprintf(&b, "%s is queued: as many tasks as allowed (tasks.concurrency) are running, and it starts when one of them ends.", name)
@@ -103,10 +105,20 @@ func formatOutput(out Output, now time.Time) string {
 	return b.String()
 }
 
+// earlierAnswer adds, for a resume that was cancelled or failed, the
+// answer before it, which stands.
+func earlierAnswer(b *strings.Builder, t sa.Task) {
+	if t.ResumeCount == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nThat was resume #%d: the answer before it stands, and the task can be resumed again.\n\nResult:\n%s",
+		t.ResumeCount, cmpText(t.Result, "(the task gave no text answer)"))
+}
+
 // progressText sums up a running task's progress.
 func progressText(t sa.Task, now time.Time) string {
 	p := t.Progress
-	text := formatDuration(now.Sub(t.StartedAt)) + " elapsed, " + plural(p.ToolCalls, "tool call")
+	text := formatDuration(Duration(t, now)) + " elapsed, " + plural(p.ToolCalls, "tool call")
 	if len(p.LastTools) > 0 {
 		text += " (last: " + strings.Join(p.LastTools, ", ") + ")"
 	}

@@ -40,6 +40,8 @@ func TestNotificationsGolden(t *testing.T) {
 	resumed.ResumeCount, resumed.Result = 2, "The full response\nover two lines."
 	resumeFailed := resumed
 	resumeFailed.Status, resumeFailed.Error, resumeFailed.Result = sa.TaskError, "timed out after 30m 0s", ""
+	resumeCancelled := resumed
+	resumeCancelled.Status, resumeCancelled.Error = sa.TaskCancelled, "cancelled"
 	long := fixture("ffff666666666666", "slow", sa.TaskCompleted, 2*time.Hour+3*time.Minute)
 
 	cases := []struct {
@@ -53,6 +55,7 @@ func TestNotificationsGolden(t *testing.T) {
 		{"cancelled", cancelled, []sa.Task{cancelled, running}},
 		{"resume completed", resumed, []sa.Task{resumed}},
 		{"resume failed", resumeFailed, []sa.Task{resumeFailed}},
+		{"resume cancelled", resumeCancelled, []sa.Task{resumeCancelled}},
 		{"took hours", long, []sa.Task{long}},
 	}
 	var b strings.Builder
@@ -74,6 +77,10 @@ func TestToolTextsGolden(t *testing.T) {
 	plain.Progress.ToolCalls = 1
 	orphan := fixture("eeee555555555555", "orphan", sa.TaskCancelled, 5*time.Second)
 	orphan.Error = sa.ParentDeletedError
+	resumeCancelled := fixture("ffff666666666666", "answer", sa.TaskCancelled, 5*time.Second)
+	resumeCancelled.ResumeCount, resumeCancelled.Result, resumeCancelled.Error = 2, "The answer of resume #1.", "cancelled"
+	resumeFailed := resumeCancelled
+	resumeFailed.Status, resumeFailed.Error = sa.TaskError, "timed out after 30m 0s (the task's time limit)"
 
 	var b strings.Builder
 	b.WriteString("== list\n" + formatList([]sa.Task{forked, running, queued, plain}, now) + "\n\n")
@@ -88,6 +95,8 @@ func TestToolTextsGolden(t *testing.T) {
 		{"queued", Output{Task: queued}},
 		{"cancelled", Output{Task: plain}},
 		{"cancelled with its parent", Output{Task: orphan}},
+		{"resume cancelled", Output{Task: resumeCancelled}},
+		{"resume failed", Output{Task: resumeFailed}},
 	}
 	for _, o := range outputs {
 		b.WriteString("== output " + o.name + "\n" + formatOutput(o.out, now) + "\n\n")

@@ -142,11 +142,20 @@ func (m *Manager) forkContext(ctx context.Context, parentID, prompt string) ([]s
 // Resume sends a follow-up to a completed task, in its own session (so it
 // sees its whole conversation), and runs it again in the background.
 func (m *Manager) Resume(ctx context.Context, ref, prompt string) (sa.Task, error) {
+	return m.resume(ctx, ref, prompt, "")
+}
+
+// resume is Resume for a request that may name an agent, which must be
+// the task's (see CheckResumeAgent).
+func (m *Manager) resume(ctx context.Context, ref, prompt, agent string) (sa.Task, error) {
 	if strings.TrimSpace(prompt) == "" {
 		return sa.Task{}, fmt.Errorf("%w: prompt is required: the follow-up to send to the task", sa.ErrInvalid)
 	}
 	t, err := m.store.ResolveTask(ctx, ref)
 	if err != nil {
+		return sa.Task{}, err
+	}
+	if err := m.CheckResumeAgent(t, agent); err != nil {
 		return sa.Task{}, err
 	}
 	if _, err := m.store.Session(ctx, t.ID); errors.Is(err, sa.ErrNotFound) {
@@ -159,16 +168,16 @@ func (m *Manager) Resume(ctx context.Context, ref, prompt string) (sa.Task, erro
 			// Nobody would hear from it: its parent let it go.
 			return fmt.Errorf("%w: task %s was cleared (superagents_clear) or its parent session was deleted, so it cannot be resumed; start a new superagents_task instead", ErrExpired, sa.ShortID(tk.ID))
 		}
-		switch tk.Status {
-		case sa.TaskCompleted:
-		case sa.TaskResumed:
+		switch {
+		case tk.Status == sa.TaskResumed:
 			return fmt.Errorf("%w: task %s is currently being resumed; wait for it with superagents_output (block: true)", sa.ErrConflict, sa.ShortID(tk.ID))
-		default:
+		case !tk.Resumable():
 			return fmt.Errorf("%w: only completed tasks can be resumed, and task %s is %s", sa.ErrConflict, sa.ShortID(tk.ID), tk.Status)
 		}
 		now := time.Now()
 		tk.Status, tk.ResumeCount, tk.StartedAt = sa.TaskResumed, tk.ResumeCount+1, now
-		tk.CompletedAt, tk.ResultRetrievedAt, tk.Result, tk.Error = nil, nil, "", ""
+		// The earlier answer (Result) stays until this run gives another.
+		tk.CompletedAt, tk.ResultRetrievedAt, tk.Error = nil, nil, ""
 		tk.RunnerID = m.runner.ID
 		return nil
 	})
@@ -180,6 +189,25 @@ func (m *Manager) Resume(ctx context.Context, ref, prompt string) (sa.Task, erro
 		return sa.Task{}, err
 	}
 	return resumed, nil
+}
+
+// CheckResumeAgent refuses an agent named with a resume of t unless it is
+// t's own: a resumed task goes on with the agent it ran, so another name
+// (or one no profile defines) would be ignored without a word. No agent
+// is fine.
+func (m *Manager) CheckResumeAgent(t sa.Task, agent string) error {
+	if agent == "" {
+		return nil
+	}
+	profile, err := m.engine.Profile(agent)
+	if err != nil {
+		return err
+	}
+	if profile.Name != t.Agent {
+		return fmt.Errorf("%w: task %s runs agent %s, and a resumed task keeps its agent: leave agent out, or launch a new task with agent %s",
+			sa.ErrInvalid, sa.ShortID(t.ID), t.Agent, profile.Name)
+	}
+	return nil
 }
 
 // unwrapRefusal keeps the reason a change function gave (a conflict, or
@@ -261,18 +289,11 @@ func (m *Manager) Clear(ctx context.Context, parentSessionID string) (cancelled,
 // List returns a parent session's tasks, newest first, optionally only
 // those with one status.
 func (m *Manager) List(ctx context.Context, parentSessionID string, status sa.TaskStatus) ([]sa.Task, error) {
-	if status != "" && !status.Valid() {
-		return nil, fmt.Errorf("%w: unknown status %q: use one of %s", sa.ErrInvalid, status, statusNames())
+	status, err := sa.ParseTaskStatus(string(status))
+	if err != nil {
+		return nil, err
 	}
 	return m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: parentSessionID, Status: status})
-}
-
-func statusNames() string {
-	names := make([]string, len(sa.TaskStatuses))
-	for i, s := range sa.TaskStatuses {
-		names[i] = string(s)
-	}
-	return strings.Join(names, ", ")
 }
 
 // Block timeouts of Output.
@@ -616,9 +637,13 @@ func finish(ctx context.Context, st sa.Store, id string, status sa.TaskStatus, r
 		}
 		now := time.Now()
 		t.Status, t.CompletedAt, t.RunnerID = status, &now, ""
-		t.Result, t.Error = result, errMsg
-		if status != sa.TaskCompleted {
+		t.Error = errMsg
+		switch {
+		case status == sa.TaskCompleted:
+			t.Result = result
+		case t.ResumeCount == 0:
 			t.Result = ""
+			// A resume that ended without an answer leaves the earlier one.
 		}
 		return nil
 	}, notification)

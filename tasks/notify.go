@@ -45,12 +45,7 @@ func visibleLine(t sa.Task) string {
 }
 
 // elapsed is how long the task's latest launch or resume ran.
-func elapsed(t sa.Task) time.Duration {
-	if t.CompletedAt == nil {
-		return time.Since(t.StartedAt)
-	}
-	return t.CompletedAt.Sub(t.StartedAt)
-}
+func elapsed(t sa.Task) time.Duration { return Duration(t, time.Now()) }
 
 // progressLine counts the batch's ended tasks.
 func progressLine(batch []sa.Task) string {
@@ -77,9 +72,9 @@ func hint(t sa.Task, batch []sa.Task) string {
 	case t.ResumeCount > 0 && t.Status == sa.TaskCompleted:
 		fmt.Fprintf(&b, "Resume #%d of background task %s (%q) completed. Its response:\n%s", t.ResumeCount, id, t.Description, t.Result)
 	case t.ResumeCount > 0 && t.Status == sa.TaskCancelled:
-		fmt.Fprintf(&b, "Resume #%d of background task %s (%q) was cancelled.", t.ResumeCount, id, t.Description)
+		fmt.Fprintf(&b, "Resume #%d of background task %s (%q) was cancelled. %s", t.ResumeCount, id, t.Description, earlierStands)
 	case t.ResumeCount > 0:
-		fmt.Fprintf(&b, "Resume #%d of background task %s (%q) failed: %s", t.ResumeCount, id, t.Description, t.Error)
+		fmt.Fprintf(&b, "Resume #%d of background task %s (%q) failed: %s\n%s", t.ResumeCount, id, t.Description, t.Error, earlierStands)
 	case t.Status == sa.TaskCompleted:
 		fmt.Fprintf(&b, "Background task %s (%q) finished. Read its result with superagents_output (task_id %q).", id, t.Description, id)
 	case t.Status == sa.TaskCancelled:
@@ -105,6 +100,9 @@ func hint(t sa.Task, batch []sa.Task) string {
 	}
 	return b.String()
 }
+
+// earlierStands tells a model what a resume that did not complete left.
+const earlierStands = "The answer before it stands (superagents_output shows it), and the task can be resumed again."
 
 // formatDuration shows a duration the way the notifications do: 12s,
 // 2m 5s, 1h 3m.

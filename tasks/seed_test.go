@@ -511,6 +511,10 @@ func TestSeed002_ListIndicatorsAndFilter(t *testing.T) {
 	if r, _ := h.mgr.ListTool(context.Background(), parent.ID, tasks.ListInput{Status: "running"}); r.Text != "No background tasks found" {
 		t.Fatalf("status filter = %q", r.Text)
 	}
+	// The filter ignores case, as people type it.
+	if r, _ := h.mgr.ListTool(context.Background(), parent.ID, tasks.ListInput{Status: "Completed"}); !strings.HasPrefix(r.Text, "Background tasks (2):") {
+		t.Fatalf("status filter Completed = %q", r.Text)
+	}
 	if _, err := h.mgr.ListTool(context.Background(), parent.ID, tasks.ListInput{Status: "sleeping"}); !errors.Is(err, sa.ErrInvalid) {
 		t.Fatalf("unknown status = %v", err)
 	}

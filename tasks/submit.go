@@ -46,7 +46,7 @@ func (m *Manager) Submit(ctx context.Context, caller string, in TaskInput) (t sa
 		return sa.Task{}, false, err
 	}
 	if in.Resume != "" {
-		t, err = m.Resume(ctx, in.Resume, in.Prompt)
+		t, err = m.resume(ctx, in.Resume, in.Prompt, in.Agent)
 		return t, true, err
 	}
 	// Launches of one caller are serialised here, so that two at once

@@ -201,7 +201,7 @@ func (m *Manager) TaskTool(ctx context.Context, caller string, in TaskInput) (Re
 	if resumed {
 		text := fmt.Sprintf("Task %s is resumed (resume #%d) with your follow-up, in its own session, in the background. You will be notified when it answers; superagents_output with block: true waits for the response.",
 			t.ID, t.ResumeCount)
-		return Reply{Text: text, Data: taskData(t)}, nil
+		return Reply{Text: text, Data: NewView(t, time.Now())}, nil
 	}
 	forked := ""
 	if t.IsForked {
@@ -209,7 +209,7 @@ func (m *Manager) TaskTool(ctx context.Context, caller string, in TaskInput) (Re
 	}
 	text := fmt.Sprintf("Task %s launched in the background (agent %s%s). Keep working: you will be notified when it ends. Its result: superagents_output with task_id %q.",
 		t.ID, t.Agent, forked, t.ID)
-	return Reply{Text: text, Data: taskData(t)}, nil
+	return Reply{Text: text, Data: NewView(t, time.Now())}, nil
 }
 
 // seconds is n seconds, at most limit: a huge n cannot overflow into a
@@ -230,12 +230,9 @@ func (m *Manager) OutputTool(ctx context.Context, _ string, in OutputInput) (Rep
 	if err != nil {
 		return Reply{}, err
 	}
-	data := taskData(out.Task)
-	data["timed_out"] = out.TimedOut
-	if out.Partial != "" {
-		data["partial"] = out.Partial
-	}
-	return Reply{Text: formatOutput(out, time.Now()), Data: data}, nil
+	now := time.Now()
+	data := OutputView{View: NewView(out.Task, now), TimedOut: out.TimedOut, Partial: out.Partial}
+	return Reply{Text: formatOutput(out, now), Data: data}, nil
 }
 
 // ListTool lists the calling session's tasks.
@@ -244,11 +241,8 @@ func (m *Manager) ListTool(ctx context.Context, caller string, in ListInput) (Re
 	if err != nil {
 		return Reply{}, err
 	}
-	items := make([]map[string]any, len(list))
-	for i, t := range list {
-		items[i] = taskData(t)
-	}
-	return Reply{Text: formatList(list, time.Now()), Data: map[string]any{"tasks": items}}, nil
+	now := time.Now()
+	return Reply{Text: formatList(list, now), Data: map[string]any{"tasks": NewViews(list, now)}}, nil
 }
 
 // CancelTool cancels a task.
@@ -258,7 +252,7 @@ func (m *Manager) CancelTool(ctx context.Context, _ string, in CancelInput) (Rep
 		return Reply{}, err
 	}
 	text := fmt.Sprintf("Task %s (%q) is cancelled: its model and tools were stopped.", t.ID, t.Description)
-	return Reply{Text: text, Data: taskData(t)}, nil
+	return Reply{Text: text, Data: NewView(t, time.Now())}, nil
 }
 
 // ClearTool cancels and clears the calling session's tasks.
@@ -272,29 +266,4 @@ func (m *Manager) ClearTool(ctx context.Context, caller string) (Reply, error) {
 		text = fmt.Sprintf("Cleared %d task(s) from your list (%d running one(s) cancelled). Their sessions are kept.", cleared, cancelled)
 	}
 	return Reply{Text: text, Data: map[string]any{"cleared": cleared, "cancelled": cancelled}}, nil
-}
-
-// taskData is a task as structured content.
-func taskData(t sa.Task) map[string]any {
-	d := map[string]any{
-		"task_id":      t.ID,
-		"status":       t.Status,
-		"description":  t.Description,
-		"agent":        t.Agent,
-		"is_forked":    t.IsForked,
-		"resume_count": t.ResumeCount,
-		"batch_id":     t.BatchID,
-		"started_at":   t.StartedAt,
-		"tool_calls":   t.Progress.ToolCalls,
-	}
-	if t.CompletedAt != nil {
-		d["completed_at"] = *t.CompletedAt
-	}
-	if t.Result != "" {
-		d["result"] = t.Result
-	}
-	if t.Error != "" {
-		d["error"] = t.Error
-	}
-	return d
 }

@@ -382,7 +382,7 @@ function renderDetail() {
   const actions = el('div', { class: 'actions' });
   if (ACTIVE.has(t.status)) {
     actions.append(el('button', { id: 'detail-cancel', class: 'danger', type: 'button', onclick: () => cancelTask(t.id) }, 'Cancel task'));
-  } else if (t.status === 'completed') {
+  } else if (t.status === 'completed' || t.resume_count > 0) { // a resume that did not complete may be tried again
     const input = el('input', { id: 'resume-text', placeholder: 'Follow-up for this task…', 'aria-label': 'Follow-up' });
     actions.append(el('form', { class: 'resume', onsubmit: (e) => { e.preventDefault(); resumeTask(t.id, input.value); } },
       input, el('button', { id: 'resume-send', class: 'primary', type: 'submit' }, 'Resume')));

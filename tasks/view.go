@@ -1,0 +1,55 @@
+package tasks
+
+import (
+	"time"
+
+	sa "github.com/superagents/superagents"
+)
+
+// View is a task as every way in shows it to programs (the HTTP API, the
+// tools' structured content over MCP, the commands' --json): the stored
+// record, whose JSON names it "id", with what listings work out from it.
+type View struct {
+	sa.Task
+	// Indicators are "(forked)" and "(resumed)", as listings show them.
+	Indicators string `json:"indicators,omitempty"`
+	// DurationMS is the latest run's time so far, or its length once it
+	// ended (see Duration).
+	DurationMS int64 `json:"duration_ms"`
+}
+
+// NewView is the view of a task at time now.
+func NewView(t sa.Task, now time.Time) View {
+	return View{Task: t, Indicators: Indicators(t), DurationMS: Duration(t, now).Milliseconds()}
+}
+
+// NewViews is the views of tasks at time now; never nil, so that an empty
+// list is [] in JSON.
+func NewViews(list []sa.Task, now time.Time) []View {
+	out := make([]View, len(list))
+	for i, t := range list {
+		out[i] = NewView(t, now)
+	}
+	return out
+}
+
+// OutputView is superagents_output's structured content: the task, and
+// what the call found.
+type OutputView struct {
+	View
+	// TimedOut is set when a blocking call stopped waiting before the
+	// task ended.
+	TimedOut bool `json:"timed_out"`
+	// Partial is the latest answer text of a task that has not ended.
+	Partial string `json:"partial,omitempty"`
+}
+
+// Duration is how long a task's latest launch or resume has run: until it
+// ended, or until now. Every listing, notification and view uses it.
+func Duration(t sa.Task, now time.Time) time.Duration {
+	end := now
+	if t.CompletedAt != nil {
+		end = *t.CompletedAt
+	}
+	return max(end.Sub(t.StartedAt), 0)
+}
