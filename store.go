@@ -8,11 +8,22 @@ import (
 // Store keeps sessions, messages and tasks. Every method that writes more
 // than one row does it in one transaction: a crash leaves either all of it
 // or none. Implementations live in their own packages (sqlite/) and must
-// pass the conformance suite in storetest/.
+// pass the conformance suite in storetest/. Consumers take the part they
+// use (Sessions, Tasks, ChangeLog, Runners, Leases), not the whole.
 //
 // Deleted sessions are invisible through this interface (ErrNotFound), but
 // the messages their descendants inherit stay readable through History.
 type Store interface {
+	Sessions
+	Tasks
+	ChangeLog
+	Runners
+	Leases
+	io.Closer
+}
+
+// Sessions are the conversations and their messages, stored as deltas.
+type Sessions interface {
 	// CreateSession creates a root session with its first messages.
 	CreateSession(ctx context.Context, s NewSession) (Session, error)
 	// Session returns one session by its full id.
@@ -39,7 +50,10 @@ type Store interface {
 	// and those still active are ended as cancelled (ParentDeletedError),
 	// in the same transaction.
 	DeleteSession(ctx context.Context, id string) error
+}
 
+// Tasks are the background tasks' records.
+type Tasks interface {
 	// CreateTask creates a task and its child session in one transaction.
 	CreateTask(ctx context.Context, t NewTask) (Task, error)
 	// Task returns one task by its full id.
@@ -74,7 +88,10 @@ type Store interface {
 	// the ended task and the stored notification (zero when none was
 	// stored).
 	FinishTask(ctx context.Context, id string, change func(*Task) error, note func(ended Task, batch []Task) Message) (Task, Message, error)
+}
 
+// ChangeLog is the log of every write, in commit order.
+type ChangeLog interface {
 	// Changes returns the change log after the entry with ID after, oldest
 	// first, at most limit entries. Old entries are pruned: a reader that
 	// falls further behind than the log keeps gets the oldest kept ones
@@ -82,7 +99,11 @@ type Store interface {
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
 	// LastChangeID returns the ID of the newest change (0 when none).
 	LastChangeID(ctx context.Context) (int64, error)
+}
 
+// Runners are the processes that run turns and tasks, with their
+// heartbeats.
+type Runners interface {
 	// RegisterRunner records a runner; TouchRunner marks it alive now;
 	// RemoveRunner deletes it, and the turn leases it holds, in one
 	// transaction. Runners lists them.
@@ -90,7 +111,10 @@ type Store interface {
 	TouchRunner(ctx context.Context, id string) error
 	RemoveRunner(ctx context.Context, id string) error
 	Runners(ctx context.Context) ([]Runner, error)
+}
 
+// Leases are the sessions' turn leases: one writer at a time per session.
+type Leases interface {
 	// AcquireTurn takes the turn lease of l.SessionID for l.RunnerID and
 	// returns it with AcquiredAt set. It refuses with a *BusyError while
 	// another lease is held (even by the same runner: one turn at a time),
@@ -103,8 +127,6 @@ type Store interface {
 	ReleaseTurn(ctx context.Context, sessionID, runnerID string) error
 	// Lease returns the lease held on a session (ErrNotFound when none).
 	Lease(ctx context.Context, sessionID string) (TurnLease, error)
-
-	io.Closer
 }
 
 // SessionFilter selects sessions to list.

@@ -35,7 +35,7 @@ const (
 
 // Loop runs turns of one agent: a model, a system prompt and tools.
 type Loop struct {
-	Store    sa.Store
+	Store    sa.Sessions
 	Provider sa.Provider
 	// Model is the provider's model name; ModelLabel the "provider/model"
 	// string recorded on the messages it writes.

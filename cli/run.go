@@ -156,7 +156,7 @@ type turnPrinter struct {
 	// are printed too, in the order of the session, so that each comes
 	// before the answer that reacts to it.
 	notices bool
-	store   sa.Store
+	store   sa.Sessions
 	session string
 
 	mu       sync.Mutex
@@ -276,7 +276,7 @@ func (p *turnPrinter) finish(sess sa.Session, o agent.Outcome, runErr error) err
 }
 
 // lastMessageID returns the id of a session's newest message (0 if none).
-func lastMessageID(ctx context.Context, st sa.Store, sessionID string) (int64, error) {
+func lastMessageID(ctx context.Context, st sa.Sessions, sessionID string) (int64, error) {
 	hist, err := st.History(ctx, sessionID)
 	if err != nil || len(hist) == 0 {
 		return 0, err

@@ -33,7 +33,8 @@ type TaskToolsFunc func(ctx context.Context, sessionID string) ([]tools.Tool, er
 // Engine runs agent turns. Its fields are set once; it is safe for
 // concurrent use.
 type Engine struct {
-	Store     sa.Store
+	// Store is where turns read and write their session.
+	Store     sa.Sessions
 	Config    config.Config
 	Models    *llm.Registry
 	Agents    *agents.Catalog
@@ -182,7 +183,7 @@ func UserMessage(text string) sa.Message {
 
 // Options say where an engine finds its parts.
 type Options struct {
-	Store  sa.Store
+	Store  sa.Sessions
 	Config config.Config
 	// Workspace is the directory the tools work in.
 	Workspace string

@@ -42,7 +42,7 @@ type Options struct {
 
 // Bus follows a store's change log.
 type Bus struct {
-	store sa.Store
+	store sa.ChangeLog
 	poll  time.Duration
 	size  int
 
@@ -61,7 +61,7 @@ type Bus struct {
 // New starts following the store from its newest change: readers can
 // still start further back (see From), which the bus serves from the
 // store.
-func New(ctx context.Context, store sa.Store, opts Options) (*Bus, error) {
+func New(ctx context.Context, store sa.ChangeLog, opts Options) (*Bus, error) {
 	last, err := store.LastChangeID(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("event bus: %w", err)

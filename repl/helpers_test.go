@@ -2,6 +2,7 @@ package repl
 
 import (
 	"context"
+	sa "github.com/superagents/superagents"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,8 @@ import (
 // chat script, the event bus and the task manager.
 type rig struct {
 	*engine.Engine
+	// Store is the whole store (the engine's is the sessions only).
+	Store sa.Store
 	rt    *runtime.Runtime
 	tasks *tasks.Manager
 	bus   *events.Bus
@@ -77,7 +80,7 @@ func testRig(t testing.TB, dataDir string, env map[string]string) *rig {
 			t.Error(err)
 		}
 	})
-	return &rig{Engine: rt.Engine, rt: rt, tasks: rt.Tasks, bus: rt.Bus, ws: ws}
+	return &rig{Engine: rt.Engine, Store: rt.Store, rt: rt, tasks: rt.Tasks, bus: rt.Bus, ws: ws}
 }
 
 // options are the options of a chat on the rig.

@@ -622,7 +622,7 @@ func (m *Manager) finish(ctx context.Context, id string, status sa.TaskStatus, r
 	return finish(ctx, m.store, id, status, result, errMsg, check)
 }
 
-func finish(ctx context.Context, st sa.Store, id string, status sa.TaskStatus, result, errMsg string, check func(sa.Task) error) (sa.Task, error) {
+func finish(ctx context.Context, st sa.Tasks, id string, status sa.TaskStatus, result, errMsg string, check func(sa.Task) error) (sa.Task, error) {
 	ended, _, err := st.FinishTask(ctx, id, func(t *sa.Task) error {
 		if !t.Status.Active() {
 			return fmt.Errorf("%w: task %s is %s already", sa.ErrConflict, sa.ShortID(t.ID), t.Status)
