@@ -229,11 +229,13 @@ type Session struct {
 	// means the parent had no messages of its own yet, so nothing of the
 	// parent's own is inherited (what the parent inherited itself still is).
 	// It is meaningful only when ParentID is set.
-	ForkMessageID int64     `json:"fork_message_id,omitempty"`
-	Agent         string    `json:"agent,omitempty"`
-	Model         string    `json:"model,omitempty"`
-	Title         string    `json:"title,omitempty"`
-	CreatedAt     time.Time `json:"created_at"`
+	ForkMessageID int64  `json:"fork_message_id,omitempty"`
+	Agent         string `json:"agent,omitempty"`
+	Model         string `json:"model,omitempty"`
+	Title         string `json:"title,omitempty"`
+	// Origin says how the session came to be (see Origin).
+	Origin    Origin    `json:"origin,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 	// DeletedAt is set on a deleted session whose rows are still needed by
 	// the sessions forked from it. Such a session is hidden everywhere.
 	DeletedAt *time.Time `json:"deleted_at,omitempty"`
@@ -259,8 +261,24 @@ type NewSession struct {
 	Agent    string
 	Model    string
 	Title    string
+	Origin   Origin
 	Messages []Message
 }
+
+// Origin says how a session came to be: which way in created it, or that
+// a task, a fork or an import did. Empty for sessions older than the field.
+type Origin string
+
+// Origins.
+const (
+	OriginChat   Origin = "chat"
+	OriginHTTP   Origin = "http"
+	OriginCLI    Origin = "cli"
+	OriginMCP    Origin = "mcp"
+	OriginTask   Origin = "task"
+	OriginFork   Origin = "fork"
+	OriginImport Origin = "import"
+)
 
 // MCPClientAgent is the agent recorded on the session of an MCP client:
 // the session records the client's tasks and their notices, and runs no
@@ -272,6 +290,8 @@ type ForkOptions struct {
 	Agent string // defaults to the parent's agent
 	Model string // defaults to the parent's model
 	Title string
+	// Origin defaults to OriginFork.
+	Origin Origin
 	// Messages are stored in the child in the fork's own transaction (the
 	// record of where it came from, see ForkRecord): a crash leaves the
 	// child with them or no child at all.

@@ -72,7 +72,7 @@ the agent reads while it works is printed before its answer.`,
 				return err
 			}
 			if sess.ID == "" {
-				if sess, err = eng.Store.CreateSession(ctx, sa.NewSession{Agent: sess.Agent, Model: model, Title: titleFrom([]sa.Message{engine.UserMessage(prompt)})}); err != nil {
+				if sess, err = eng.Store.CreateSession(ctx, sa.NewSession{Agent: sess.Agent, Model: model, Origin: sa.OriginCLI, Title: titleFrom([]sa.Message{engine.UserMessage(prompt)})}); err != nil {
 					return err
 				}
 			}

@@ -90,7 +90,7 @@ its number.
 			if title == "" {
 				title = titleFrom(msgs)
 			}
-			sess, err := st.CreateSession(cmd.Context(), sa.NewSession{Agent: agent, Title: title, Messages: msgs})
+			sess, err := st.CreateSession(cmd.Context(), sa.NewSession{Agent: agent, Title: title, Origin: sa.OriginImport, Messages: msgs})
 			if err != nil {
 				return err
 			}

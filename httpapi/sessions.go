@@ -66,7 +66,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	sess, err := s.store.CreateSession(r.Context(), sa.NewSession{Agent: profile.Name, Model: req.Model, Title: req.Title})
+	sess, err := s.store.CreateSession(r.Context(), sa.NewSession{Agent: profile.Name, Model: req.Model, Title: req.Title, Origin: sa.OriginHTTP})
 	if err != nil {
 		s.fail(w, r, err)
 		return

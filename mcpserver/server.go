@@ -260,7 +260,7 @@ func (s *Server) parent(ctx context.Context, ss *mcp.ServerSession) (*client, er
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.sessionID == "" {
-		sess, err := s.store.CreateSession(ctx, sa.NewSession{Agent: AgentName, Title: title(ss.InitializeParams())})
+		sess, err := s.store.CreateSession(ctx, sa.NewSession{Agent: AgentName, Origin: sa.OriginMCP, Title: title(ss.InitializeParams())})
 		if err != nil {
 			return nil, fmt.Errorf("create the session of this MCP client: %w", err)
 		}

@@ -380,7 +380,7 @@ func (c *Chat) newRoot(ctx context.Context, agentName, model string) (sa.Session
 	if err := c.eng.Check(sess); err != nil {
 		return sa.Session{}, err
 	}
-	return c.store.CreateSession(ctx, sa.NewSession{Agent: sess.Agent, Model: model})
+	return c.store.CreateSession(ctx, sa.NewSession{Agent: sess.Agent, Model: model, Origin: sa.OriginChat})
 }
 
 // SetSink sets where events go. Call it before the first turn.

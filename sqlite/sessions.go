@@ -19,7 +19,7 @@ type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-const sessionColumns = `id, parent_id, fork_message_id, agent, model, title, created_at, deleted_at`
+const sessionColumns = `id, parent_id, fork_message_id, agent, model, title, origin, created_at, deleted_at`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -31,7 +31,7 @@ func scanSession(r rowScanner, extra ...any) (sa.Session, error) {
 		created   int64
 		deleted   sql.NullInt64
 	)
-	dest := append([]any{&s.ID, &parent, &forkPoint, &s.Agent, &s.Model, &s.Title, &created, &deleted}, extra...)
+	dest := append([]any{&s.ID, &parent, &forkPoint, &s.Agent, &s.Model, &s.Title, &s.Origin, &created, &deleted}, extra...)
 	if err := r.Scan(dest...); err != nil {
 		return sa.Session{}, err
 	}
@@ -47,7 +47,7 @@ func (s *Store) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session
 	}
 	var sess sa.Session
 	err := s.inWrite(ctx, func(tx *writeTx) error {
-		sess = sa.Session{ID: s.newID(), Agent: ns.Agent, Model: ns.Model, Title: ns.Title, CreatedAt: tx.now}
+		sess = sa.Session{ID: s.newID(), Agent: ns.Agent, Model: ns.Model, Title: ns.Title, Origin: ns.Origin, CreatedAt: tx.now}
 		if err := insertSession(ctx, tx, sess); err != nil {
 			return err
 		}
@@ -69,8 +69,8 @@ func insertSession(ctx context.Context, tx *writeTx, sess sa.Session) error {
 		forkPoint = sql.NullInt64{Int64: sess.ForkMessageID, Valid: true}
 	}
 	_, err := tx.ExecContext(ctx,
-		`INSERT INTO sessions (id, parent_id, fork_message_id, agent, model, title, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		sess.ID, parent, forkPoint, sess.Agent, sess.Model, sess.Title, nanos(sess.CreatedAt))
+		`INSERT INTO sessions (id, parent_id, fork_message_id, agent, model, title, origin, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		sess.ID, parent, forkPoint, sess.Agent, sess.Model, sess.Title, sess.Origin, nanos(sess.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert session: %w", err)
 	}
@@ -234,6 +234,7 @@ func forkIn(ctx context.Context, tx *writeTx, childID, parentID string, opts sa.
 		Agent:         cmp.Or(opts.Agent, parent.Agent),
 		Model:         cmp.Or(opts.Model, parent.Model),
 		Title:         opts.Title,
+		Origin:        cmp.Or(opts.Origin, sa.OriginFork),
 		CreatedAt:     tx.now,
 	}
 	if err := insertSession(ctx, tx, child); err != nil {

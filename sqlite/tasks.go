@@ -65,12 +65,12 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 		var child sa.Session
 		if nt.Fork {
 			child, err = forkIn(ctx, tx, s.newID(), t.ParentSessionID, sa.ForkOptions{
-				Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title})
+				Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, Origin: nt.Session.Origin})
 			if err != nil {
 				return err
 			}
 		} else {
-			child = sa.Session{ID: s.newID(), Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, CreatedAt: tx.now}
+			child = sa.Session{ID: s.newID(), Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, Origin: nt.Session.Origin, CreatedAt: tx.now}
 			if err := insertSession(ctx, tx, child); err != nil {
 				return err
 			}

@@ -163,3 +163,28 @@ func testForkWithMessages(t *testing.T, factory Factory) {
 		t.Fatalf("a failed fork left a session: %d sessions, want %d", len(after), len(before))
 	}
 }
+
+// testOrigin: a session keeps the origin it was created with; a fork's is
+// fork unless told otherwise; a task's child has the task's.
+func testOrigin(t *testing.T, factory Factory) {
+	ctx := context.Background()
+	st, reopen := openStore(t, factory)
+	root, err := st.CreateSession(ctx, sa.NewSession{Agent: "general", Origin: sa.OriginHTTP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := mustFork(t, st, root.ID)
+	tk := newTask(root.ID, "t")
+	tk.Session.Origin = sa.OriginTask
+	task := mustCreateTask(t, st, tk)
+	st = reopen()
+	for id, want := range map[string]sa.Origin{root.ID: sa.OriginHTTP, child.ID: sa.OriginFork, task.ID: sa.OriginTask} {
+		got, err := st.Session(ctx, id)
+		if err != nil || got.Origin != want {
+			t.Errorf("session %s origin = %q, %v; want %q", id, got.Origin, err, want)
+		}
+	}
+	if list, err := st.ListSessions(ctx, sa.SessionFilter{}); err != nil || len(list) != 3 || list[len(list)-1].Origin != sa.OriginHTTP {
+		t.Fatalf("ListSessions = %+v, %v", list, err)
+	}
+}

@@ -53,6 +53,7 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("TaskSessionLease", func(t *testing.T) { testTaskSessionLease(t, factory) })
 	t.Run("ConcurrentLeases", func(t *testing.T) { testConcurrentLeases(t, factory) })
 	t.Run("ForkWithMessages", func(t *testing.T) { testForkWithMessages(t, factory) })
+	t.Run("Origin", func(t *testing.T) { testOrigin(t, factory) })
 }
 
 // idsInOrder is an id generator that hands out ids in the order given,

@@ -103,7 +103,7 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 			RunnerID:        m.runner.ID,
 		},
 		Fork:    req.Fork,
-		Session: sa.NewSession{Agent: profile.Name, Model: model, Title: strings.TrimSpace(req.Description), Messages: first},
+		Session: sa.NewSession{Agent: profile.Name, Model: model, Title: strings.TrimSpace(req.Description), Origin: sa.OriginTask, Messages: first},
 	})
 	if err != nil {
 		if slot {

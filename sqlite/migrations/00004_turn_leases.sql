@@ -1,5 +1,6 @@
 -- Turn leases: one writer at a time per session (a turn, or an append or
--- clear outside one), held by a runner and released with it.
+-- clear outside one), held by a runner and released with it. And where a
+-- session came from (a way in, a task, a fork, an import).
 
 -- +goose Up
 CREATE TABLE turn_leases (
@@ -10,6 +11,8 @@ CREATE TABLE turn_leases (
     acquired_at INTEGER NOT NULL
 );
 CREATE INDEX turn_leases_runner ON turn_leases (runner_id);
+ALTER TABLE sessions ADD COLUMN origin TEXT NOT NULL DEFAULT '';
 
 -- +goose Down
+ALTER TABLE sessions DROP COLUMN origin;
 DROP TABLE turn_leases;
