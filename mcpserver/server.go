@@ -98,6 +98,11 @@ type client struct {
 
 	mu        sync.Mutex // serializes the session's creation and launches
 	sessionID string
+
+	// noticeMu serialises the delivery of notices on tool results;
+	// delivered is the newest notification a result carried.
+	noticeMu  sync.Mutex
+	delivered int64
 }
 
 // New builds the server and starts forwarding task notifications.

@@ -338,7 +338,11 @@ func TestClientsSeeOnlyTheirOwnTasks(t *testing.T) {
 				mine, theirs string
 				title        string
 			}{{alpha, a, b, "MCP: alpha 1.0"}, {beta, b, a, "MCP: beta 2.0"}} {
-				text, _ := tt.c.ok("superagents_list", map[string]any{})
+				result, _ := tt.c.ok("superagents_list", map[string]any{})
+				notices, text := splitNotices(result)
+				if !strings.Contains(notices, tt.mine) || strings.Contains(notices, tt.theirs) {
+					t.Errorf("notices of %s:\n%s", tt.title, notices)
+				}
 				if !strings.Contains(text, tt.mine) || strings.Contains(text, tt.theirs) || !strings.HasPrefix(text, "Background tasks (1):") {
 					t.Errorf("list of %s:\n%s", tt.title, text)
 				}

@@ -22,14 +22,18 @@ type handler[In any] func(ctx context.Context, req *mcp.CallToolRequest, in In) 
 // content and its data the structured content; a failure is a tool error
 // (IsError) with the manager's one-sentence message, which the client's
 // model reads, not a protocol error.
+//
+// Every result starts with the notices of the client's tasks that ended
+// since the last result that carried some (see takeNotices).
 func addTool[In any](s *Server, tool *mcp.Tool, h handler[In]) {
 	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 		r, err := h(ctx, req, in)
+		notices := s.takeNotices(ctx, req.Session)
 		if err != nil {
 			s.log.Debug("task tool failed", "tool", tool.Name, "error", err)
-			return nil, nil, errors.New(tasks.Message(err))
+			return nil, nil, errors.New(notices + tasks.Message(err))
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}}, r.Data, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: notices + r.Text}}}, r.Data, nil
 	})
 }
 

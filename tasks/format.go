@@ -37,6 +37,9 @@ func formatList(list []sa.Task, now time.Time) string {
 		if n := t.Progress.ToolCalls; n > 0 {
 			fmt.Fprintf(&b, ", %s", plural(n, "tool call"))
 		}
+		if t.Status == sa.TaskCompleted && t.ResultRetrievedAt == nil {
+			b.WriteString(", result unread")
+		}
 	}
 	return b.String()
 }

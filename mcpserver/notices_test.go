@@ -1,0 +1,75 @@
+package mcpserver_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// splitNotices parts a tool result into the notices at its top (if any)
+// and the result itself.
+func splitNotices(text string) (notices, rest string) {
+	const header = "[superagents] Background tasks that ended since your last superagents call:"
+	if !strings.HasPrefix(text, header) {
+		return "", text
+	}
+	notices, rest, _ = strings.Cut(text, "\n\n---\n\n")
+	return notices, rest
+}
+
+// TestNoticesRideOnToolResults: a task ends while the host is idle; the
+// host's next call of any of the tools starts with the notice, once; the
+// call after does not repeat it. Hosts that do not show logging
+// notifications to their model learn of the ending this way.
+func TestNoticesRideOnToolResults(t *testing.T) {
+	for _, transport := range []string{"in-memory", "streamable-http"} {
+		t.Run(transport, func(t *testing.T) {
+			h := newHarness(t, fakeModel)
+			host := h.connect(transport, "claude-code", "2.0")
+			first := host.launch(map[string]any{"description": "first", "prompt": "What is 2+2?"})
+			second := host.launch(map[string]any{"description": "second", "prompt": "What is 3+3?"})
+			// Wait for both ends without reading their results.
+			deadline := time.Now().Add(time.Minute)
+			for _, id := range []string{first, second} {
+				for {
+					task, err := h.store.Task(context.Background(), id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !task.Status.Active() {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("task %s did not end", id)
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+			// Any tool, even one that fails: here a cancel of an ended task.
+			text := host.fails("superagents_cancel", map[string]any{"task_id": first})
+			notices, rest := splitNotices(text)
+			if !strings.Contains(rest, "already") {
+				t.Fatalf("cancel of an ended task = %q", text)
+			}
+			// Both endings, in the order they were stored, with their hints.
+			if strings.Count(notices, `Agent "first"`) != 1 || strings.Count(notices, `Agent "second"`) != 1 ||
+				!strings.Contains(notices, `superagents_output (task_id "`+first+`")`) {
+				t.Fatalf("notices = %q; want both endings with their hints", notices)
+			}
+			// Each is delivered once.
+			text, _ = host.ok("superagents_list", map[string]any{})
+			if notices, _ := splitNotices(text); notices != "" {
+				t.Fatalf("the notices came again:\n%s", text)
+			}
+			if !strings.Contains(text, "result unread") {
+				t.Fatalf("list does not mark the unread results:\n%s", text)
+			}
+			host.ok("superagents_output", map[string]any{"task_id": first})
+			text, _ = host.ok("superagents_list", map[string]any{})
+			if strings.Count(text, "result unread") != 1 {
+				t.Fatalf("after reading one result, list:\n%s", text)
+			}
+		})
+	}
+}
