@@ -21,6 +21,10 @@ const keepChanges = 50_000
 // stores in other schemas of the database ignore it.
 const notifyChannel = "superagents_changes"
 
+// listenerName is the application_name of the listening connection, so
+// it can be told apart in pg_stat_activity.
+const listenerName = "superagents-listener"
+
 // insertChange adds an entry to the change log and, at every thousandth
 // id, prunes the entries older than keepChanges, in one statement.
 const insertChange = `WITH c AS (
@@ -100,7 +104,9 @@ func (s *Store) listen(ctx context.Context) {
 // listenOnce opens a connection, LISTENs and forwards notifications for
 // this store's schema until the connection fails or ctx ends.
 func (s *Store) listenOnce(ctx context.Context) error {
-	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	cfg := s.pool.Config().ConnConfig.Copy()
+	cfg.RuntimeParams["application_name"] = listenerName
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -91,14 +91,16 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	for _, opt := range opts {
 		opt(s)
 	}
-	if err := pool.QueryRow(ctx, `SELECT current_schema()`).Scan(&s.schema); err != nil {
+	var schema *string
+	if err := pool.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open store %s: %w", where, err)
 	}
-	if s.schema == "" {
+	if schema == nil {
 		pool.Close()
 		return nil, fmt.Errorf("open store %s: no schema: the search_path names none that exists", where)
 	}
+	s.schema = *schema
 	s.idLock = lockKey("ids", s.schema)
 	if err := migrate(ctx, pool, s.schema); err != nil {
 		pool.Close()

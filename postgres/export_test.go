@@ -1,0 +1,8 @@
+package postgres
+
+// WithoutIDLock makes a store hand out ids without the advisory lock, so
+// benchmarks can measure what the lock costs. Ids then follow the order
+// they are taken in, not commit order.
+func WithoutIDLock() Option {
+	return func(s *Store) { s.noLock = true }
+}

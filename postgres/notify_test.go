@@ -1,0 +1,118 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/postgres"
+	"github.com/superagents/superagents/postgres/pgtest"
+)
+
+// waitSignal waits for a signal on ch; the limit only keeps a broken
+// notifier from hanging the test.
+func waitSignal(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no signal: %s", what)
+	}
+}
+
+// drain empties a signal channel, so the next receive is a new signal.
+func drain(ch <-chan struct{}) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
+		}
+	}
+}
+
+// TestChangedAcrossStores checks that a write through one store wakes the
+// followers of another store on the same database (as two nodes would
+// be), through LISTEN/NOTIFY, also after the listening connection was
+// killed, and that what woke them is in the log.
+func TestChangedAcrossStores(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	a, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	// b signals once when its listener is up; wait for it, so the write
+	// below cannot happen before b listens.
+	waitSignal(t, b.Changed(), "b's listener started")
+
+	last, err := b.LastChangeID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.CreateSession(ctx, sa.NewSession{Title: "from a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitSignal(t, b.Changed(), "a created a session")
+	changes, err := b.Changes(ctx, last, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].Kind != sa.ChangeSessionCreated || changes[0].SessionID != s.ID {
+		t.Fatalf("b reads %+v after the signal, want the session's creation", changes)
+	}
+
+	// Kill b's listening connection: b reconnects and signals again, and
+	// later writes wake it as before.
+	tag, err := a.Pool().Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE application_name = 'superagents-listener' AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tag.RowsAffected() < 2 {
+		t.Fatalf("terminated %d listeners, want both stores'", tag.RowsAffected())
+	}
+	waitSignal(t, b.Changed(), "b's listener is back")
+	drain(b.Changed())
+	// The listener may still be reconnecting; each write that goes
+	// unheard is retried until one is heard.
+	deadline := time.Now().Add(30 * time.Second)
+	for heard := false; !heard; {
+		if time.Now().After(deadline) {
+			t.Fatal("b hears nothing from a since its listener was killed")
+		}
+		if _, err := a.Append(ctx, s.ID, user("after the reconnect")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-b.Changed():
+			heard = true
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// TestSchemasAreSeparate checks that stores in two schemas of one database
+// do not share their change logs (nor their ids' lock and signals, which
+// are keyed by schema).
+func TestSchemasAreSeparate(t *testing.T) {
+	ctx := context.Background()
+	a, b := openTemp(t), openTemp(t)
+	if a.Schema() == b.Schema() {
+		t.Fatalf("both stores in schema %s", a.Schema())
+	}
+	if _, err := a.CreateSession(ctx, sa.NewSession{}); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := b.LastChangeID(ctx); err != nil || id != 0 {
+		t.Fatalf("b's log ends at %d (%v), want 0", id, err)
+	}
+}
