@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
 )
 
@@ -105,7 +104,8 @@ type app struct {
 	env       Env
 	dataDir   string
 	workspace string
-	store     *sqlite.Store
+	database  string // --database
+	store     sa.Store
 	closers   []func() error // run when the command ends, last first
 	// holdNotice keeps the model notice for the command to show itself
 	// (the terminal chat, in its own layout) instead of printing it.
@@ -139,6 +139,8 @@ Without a command, superagents opens a chat (see 'superagents chat --help').`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().StringVar(&a.dataDir, "data-dir", "",
 		"directory holding the database (env SUPERAGENTS_DATA_DIR; default $XDG_DATA_HOME/superagents)")
+	root.PersistentFlags().StringVar(&a.database, "database", "",
+		"PostgreSQL database URL, postgres://... (env "+EnvDatabaseURL+"; config database.url; default: SQLite in the data directory)")
 	root.PersistentFlags().StringVar(&a.workspace, "workspace", "",
 		"directory the agents' tools work in; its .superagents/ holds project config and agents (default: the current directory)")
 	root.AddCommand(
@@ -159,6 +161,7 @@ Without a command, superagents opens a chat (see 'superagents chat --help').`,
 		a.mcpCommand(),
 		a.serveCommand(),
 		a.versionCommand(),
+		a.migrateCommand(),
 	)
 	return root
 }
@@ -182,17 +185,13 @@ func (a *app) resolveDataDir() (string, error) {
 }
 
 // openStore opens the store once per run.
-func (a *app) openStore(ctx context.Context) (*sqlite.Store, error) {
+func (a *app) openStore(ctx context.Context) (sa.Store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
-	dir, err := a.resolveDataDir()
+	st, err := a.openConfiguredStore(ctx)
 	if err != nil {
 		return nil, err
-	}
-	st, err := sqlite.OpenDir(ctx, dir)
-	if err != nil {
-		return nil, fmt.Errorf("data directory %s: %w", dir, err)
 	}
 	a.store = st
 	return st, nil
