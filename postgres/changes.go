@@ -25,46 +25,31 @@ const notifyChannel = "superagents_changes"
 // it can be told apart in pg_stat_activity.
 const listenerName = "superagents-listener"
 
-// insertChange adds an entry to the change log and, at every thousandth
-// id, prunes the entries older than keepChanges, in one statement.
-const insertChange = `WITH c AS (
-		INSERT INTO changes (kind, session_id, task_id, data, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id)
-	DELETE FROM changes WHERE (SELECT id FROM c) % 1000 = 0 AND id <= (SELECT id FROM c) - $6`
+// pruneChanges, the tail of a statement that inserted change c, prunes at
+// every thousandth id the entries older than keepChanges ($1).
+const pruneChanges = `p AS (DELETE FROM changes WHERE (SELECT id FROM c) % 1000 = 0 AND id <= (SELECT id FROM c) - $1)`
+
+// insertChange adds an entry to the change log, pruning old ones.
+const insertChange = `WITH c AS (INSERT INTO changes (kind, session_id, task_id, data, created_at)
+		VALUES ($2, $3, $4, $5, $6) RETURNING id), ` + pruneChanges + ` SELECT id FROM c`
 
 // record adds an entry to the change log: what changed, for which session
 // and task, and the changed value itself.
 func (tx *writeTx) record(ctx context.Context, kind sa.ChangeKind, sessionID, taskID string, data any) error {
-	args, err := tx.changeArgs(ctx, kind, sessionID, taskID, data)
+	raw, err := json.Marshal(data)
 	if err != nil {
-		return err
+		return fmt.Errorf("encode change: %w", err)
 	}
-	if _, err := tx.Exec(ctx, insertChange, args...); err != nil {
+	b := &pgx.Batch{}
+	b.Queue(insertChange, keepChanges, string(kind), sessionID, taskID, string(raw), nanos(tx.now))
+	res, err := tx.send(ctx, b)
+	if err == nil {
+		err = res.Close()
+	}
+	if err != nil {
 		return fmt.Errorf("record change: %w", err)
 	}
 	return nil
-}
-
-// queueRecord is record as part of a batch, which the caller sends.
-func (tx *writeTx) queueRecord(b *pgx.Batch, kind sa.ChangeKind, sessionID, taskID string, data any) error {
-	args, err := tx.changeArgs(context.Background(), kind, sessionID, taskID, data)
-	if err != nil {
-		return err
-	}
-	b.Queue(insertChange, args...)
-	return nil
-}
-
-// changeArgs takes the id lock (if not held yet) and encodes a change.
-func (tx *writeTx) changeArgs(ctx context.Context, kind sa.ChangeKind, sessionID, taskID string, data any) ([]any, error) {
-	if err := tx.lockIDs(ctx); err != nil {
-		return nil, err
-	}
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return nil, fmt.Errorf("encode change: %w", err)
-	}
-	tx.changed = true
-	return []any{string(kind), sessionID, taskID, string(raw), nanos(tx.now), keepChanges}, nil
 }
 
 // Changed returns a channel that receives a value after a write that

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -316,34 +315,28 @@ func validateMessages(msgs []sa.Message) error {
 	return nil
 }
 
+// insertMessage writes a message and records it in the change log, in
+// one statement: the change's data is the message's JSON, encoded without
+// its id (the first field), to which the id is added.
+const insertMessage = `WITH m AS (INSERT INTO messages
+		(session_id, role, kind, parts, summary, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at)
+		VALUES ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id),
+	c AS (INSERT INTO changes (kind, session_id, data, created_at)
+		SELECT 'session.message', $2, '{"id":' || m.id || ',' || substr($13::text, 2), $12 FROM m RETURNING id),
+	` + pruneChanges + ` SELECT id FROM m`
+
 // insertMessages writes messages in order, records each, and returns them
-// as stored. The caller holds the session's row (or created it). Ids are
-// taken first, in one round trip; the rows and their changes then go in
-// one pipelined batch.
+// as stored. The caller holds the session's row (or created it). The
+// statements go in one round trip, with the id lock.
 func insertMessages(ctx context.Context, tx *writeTx, sessionID string, msgs []sa.Message) ([]sa.Message, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
-	if err := tx.lockIDs(ctx); err != nil {
-		return nil, err
-	}
-	rows, err := tx.Query(ctx, `SELECT nextval('message_ids') FROM generate_series(1, $1)`, len(msgs))
-	if err != nil {
-		return nil, fmt.Errorf("message ids: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, fmt.Errorf("message ids: %w", err)
-	}
-	slices.Sort(ids)
-	const insert = `INSERT INTO messages
-		(id, session_id, role, kind, parts, summary, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 	out := make([]sa.Message, len(msgs))
 	batch := &pgx.Batch{}
 	for i, m := range msgs {
 		m = m.Clone()
-		m.ID, m.SessionID = ids[i], sessionID
+		m.ID, m.SessionID = 0, sessionID
 		if m.Kind == "" {
 			m.Kind = sa.KindMessage
 		}
@@ -358,15 +351,21 @@ func insertMessages(ctx context.Context, tx *writeTx, sessionID string, msgs []s
 		if err != nil {
 			return nil, fmt.Errorf("encode parts: %w", err)
 		}
-		u := m.Usage
-		batch.Queue(insert, m.ID, sessionID, string(m.Role), string(m.Kind), string(parts), m.Summary, bin(m.Model),
-			u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, nanos(m.CreatedAt))
-		if err := tx.queueRecord(batch, sa.ChangeSessionMessage, sessionID, "", encodedMessage{m, parts}); err != nil {
-			return nil, err
+		data, err := json.Marshal(encodedMessage{m, parts})
+		if err != nil {
+			return nil, fmt.Errorf("encode change: %w", err)
 		}
+		u := m.Usage
 		out[i] = m
+		batch.Queue(insertMessage, keepChanges, sessionID, string(m.Role), string(m.Kind), string(parts), m.Summary,
+			bin(m.Model), u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, nanos(m.CreatedAt),
+			string(data)).QueryRow(func(row pgx.Row) error { return row.Scan(&out[i].ID) })
 	}
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+	res, err := tx.send(ctx, batch)
+	if err == nil {
+		err = res.Close()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("insert messages: %w", err)
 	}
 	return out, nil

@@ -208,26 +208,36 @@ type writeTx struct {
 	changed bool
 }
 
-// lockIDs takes the transaction-level advisory lock under which message
-// and change ids are handed out, once per transaction, and queues the
+// send sends a batch of statements that take message or change ids,
+// preceded, in the same round trip, by the transaction-level advisory lock
+// under which ids are handed out (once per transaction) and by the
 // notification that wakes other nodes' followers at commit. Held to the
-// end of the transaction, it makes ids follow commit order: a reader that
-// sees an id committed sees every smaller one committed too (PostgreSQL
-// makes a transaction visible before it releases its locks).
-func (tx *writeTx) lockIDs(ctx context.Context) error {
-	if tx.locked {
-		return nil
+// end of the transaction, the lock makes ids follow commit order: a reader
+// that sees an id committed sees every smaller one committed too
+// (PostgreSQL makes a transaction visible before it releases its locks).
+// Closing the results runs the batch's callbacks.
+func (tx *writeTx) send(ctx context.Context, b *pgx.Batch) (pgx.BatchResults, error) {
+	first := !tx.locked
+	if first {
+		locked := &pgx.Batch{}
+		if tx.s.noLock {
+			locked.Queue(`SELECT pg_notify($1, $2)`, notifyChannel, tx.s.schema)
+		} else {
+			locked.Queue(`SELECT pg_advisory_xact_lock($1), pg_notify($2, $3)`, tx.s.idLock, notifyChannel, tx.s.schema)
+		}
+		locked.QueuedQueries = append(locked.QueuedQueries, b.QueuedQueries...)
+		b = locked
 	}
-	if tx.s.noLock {
-		_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, tx.s.schema)
-		tx.locked = err == nil
-		return err
+	res := tx.SendBatch(ctx, b)
+	if first {
+		if _, err := res.Exec(); err != nil {
+			res.Close()
+			return nil, fmt.Errorf("lock ids: %w", err)
+		}
+		tx.locked = true
 	}
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1), pg_notify($2, $3)`, tx.s.idLock, notifyChannel, tx.s.schema); err != nil {
-		return fmt.Errorf("lock ids: %w", err)
-	}
-	tx.locked = true
-	return nil
+	tx.changed = true
+	return res, nil
 }
 
 // inWrite runs fn in one write transaction (read committed), committing
