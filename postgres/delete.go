@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/storekit"
 )
 
 // DeleteSession deletes a live session. It is hidden at once (gone from
@@ -92,20 +93,10 @@ func reclaim(ctx context.Context, tx *writeTx, id string) error {
 }
 
 // clearTasks removes a deleted parent's tasks (locked by the caller) from
-// listings. Its active tasks are ended as cancelled on the way: nobody is
-// left to hear from them, and the process running them stops them when it
-// reads the change.
+// listings, ending the active ones as cancelled.
 func clearTasks(ctx context.Context, tx *writeTx, ids []string) error {
 	for _, id := range ids {
-		_, err := updateTask(ctx, tx, id, func(t *sa.Task) error {
-			now := tx.now
-			t.ClearedAt = &now
-			if t.Status.Active() {
-				t.Status, t.CompletedAt, t.RunnerID = sa.TaskCancelled, &now, ""
-				t.Result, t.Error = "", sa.ParentDeletedError
-			}
-			return nil
-		})
+		_, err := updateTask(ctx, tx, id, storekit.ClearForDeletedParent(tx.now))
 		if err != nil {
 			return fmt.Errorf("clear task %s: %w", id, err)
 		}

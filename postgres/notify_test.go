@@ -2,10 +2,12 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/postgres"
 	"github.com/superagents/superagents/postgres/pgtest"
 )
@@ -114,5 +116,67 @@ func TestSchemasAreSeparate(t *testing.T) {
 	}
 	if id, err := b.LastChangeID(ctx); err != nil || id != 0 {
 		t.Fatalf("b's log ends at %d (%v), want 0", id, err)
+	}
+}
+
+// TestEventBusAcrossStores follows the change log of one store with the
+// event bus (what /v1/events and the dashboard read) while another store
+// on the same database writes, as two nodes would. The bus polls once an
+// hour here: only LISTEN/NOTIFY can wake it, and it must deliver every
+// change, in order.
+func TestEventBusAcrossStores(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	a, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	bus, err := events.New(ctx, b, events.Options{PollInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bus.Close()
+	cursor := bus.Now()
+
+	parent, err := a.CreateSession(ctx, sa.NewSession{Messages: []sa.Message{user("go")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tasks = 10
+	for i := range tasks {
+		task, err := a.CreateTask(ctx, sa.NewTask{Task: sa.Task{ParentSessionID: parent.ID, Description: fmt.Sprint("task ", i), Status: sa.TaskRunning}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = a.FinishTask(ctx, task.ID, func(t *sa.Task) error {
+			t.Status, t.Result = sa.TaskCompleted, "done"
+			return nil
+		}, func(ended sa.Task, _ []sa.Task) sa.Message {
+			return sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{sa.TextPart(ended.ID + " done")}}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := a.Changes(ctx, 0, 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for _, w := range want {
+		got, err := cursor.Next(waitCtx)
+		if err != nil {
+			t.Fatalf("waiting for change %d (%s): %v", w.ID, w.Kind, err)
+		}
+		if got.ID != w.ID || got.Kind != w.Kind {
+			t.Fatalf("the bus gave change %d (%s), want %d (%s)", got.ID, got.Kind, w.ID, w.Kind)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/storekit"
 )
 
 // bin passes a string to a BYTEA column byte for byte (see the schema).
@@ -56,7 +57,7 @@ func scanSession(r pgx.Row, extra ...any) (sa.Session, error) {
 
 // CreateSession creates a root session with its first messages.
 func (s *Store) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session, error) {
-	if err := validateMessages(ns.Messages); err != nil {
+	if err := storekit.ValidateMessages(ns.Messages); err != nil {
 		return sa.Session{}, err
 	}
 	var sess sa.Session
@@ -134,9 +135,6 @@ func (s *Store) ResolveSession(ctx context.Context, ref string) (sa.Session, err
 	return liveSession(ctx, s.pool, id, "")
 }
 
-// maxCandidates is how many matches an ambiguity error lists.
-const maxCandidates = 5
-
 // resolve runs a prefix range query (prefix, upper bound, limit) and turns
 // its result into one id, a not-found error or an ambiguity error. binary
 // says the column is BYTEA.
@@ -148,11 +146,11 @@ func resolve(ctx context.Context, q querier, what, query, ref string, binary boo
 	var rows pgx.Rows
 	switch {
 	case binary:
-		rows, err = q.Query(ctx, query, bin(prefix), bin(sa.PrefixUpperBound(prefix)), maxCandidates+1)
+		rows, err = q.Query(ctx, query, bin(prefix), bin(sa.PrefixUpperBound(prefix)), storekit.MaxCandidates+1)
 	case !storable(prefix) || !storable(sa.PrefixUpperBound(prefix)):
 		return "", sa.NotFoundf("no %s with id %s", what, ref)
 	default:
-		rows, err = q.Query(ctx, query, prefix, sa.PrefixUpperBound(prefix), maxCandidates+1)
+		rows, err = q.Query(ctx, query, prefix, sa.PrefixUpperBound(prefix), storekit.MaxCandidates+1)
 	}
 	if err != nil {
 		return "", fmt.Errorf("find %s %s: %w", what, ref, err)
@@ -165,18 +163,7 @@ func resolve(ctx context.Context, q querier, what, query, ref string, binary boo
 	if err != nil {
 		return "", fmt.Errorf("find %s %s: %w", what, ref, err)
 	}
-	switch {
-	case len(ids) == 0:
-		return "", sa.NotFoundf("no %s with id %s", what, ref)
-	case len(ids) == 1 || ids[0] == prefix:
-		// A full id is never ambiguous, even if it prefixes a longer one.
-		return ids[0], nil
-	}
-	amb := &sa.AmbiguousIDError{Prefix: prefix, Candidates: ids}
-	if len(ids) > maxCandidates {
-		amb.Candidates, amb.More = ids[:maxCandidates], true
-	}
-	return "", amb
+	return storekit.PickID(what, ref, prefix, ids)
 }
 
 // limitArg is a LIMIT argument: NULL (no limit) for 0.
@@ -285,7 +272,7 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message
 	if len(msgs) == 0 {
 		return nil, nil
 	}
-	if err := validateMessages(msgs); err != nil {
+	if err := storekit.ValidateMessages(msgs); err != nil {
 		return nil, err
 	}
 	var stored []sa.Message
@@ -301,18 +288,6 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message
 		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
 	}
 	return stored, nil
-}
-
-func validateMessages(msgs []sa.Message) error {
-	for i, m := range msgs {
-		if err := m.Validate(); err != nil {
-			if len(msgs) == 1 {
-				return err
-			}
-			return fmt.Errorf("message %d: %w", i+1, err)
-		}
-	}
-	return nil
 }
 
 // insertMessage writes a message and records it in the change log, in
@@ -335,23 +310,13 @@ func insertMessages(ctx context.Context, tx *writeTx, sessionID string, msgs []s
 	out := make([]sa.Message, len(msgs))
 	batch := &pgx.Batch{}
 	for i, m := range msgs {
-		m = m.Clone()
-		m.ID, m.SessionID = 0, sessionID
-		if m.Kind == "" {
-			m.Kind = sa.KindMessage
-		}
-		if m.Parts == nil {
-			m.Parts = []sa.Part{}
-		}
-		if m.CreatedAt.IsZero() {
-			m.CreatedAt = tx.now
-		}
-		m.CreatedAt = fromNanos(nanos(m.CreatedAt))
+		m = storekit.PrepareMessage(m, sessionID, tx.now)
+		m.ID = 0 // the change's data gets it from the insert
 		parts, err := json.Marshal(m.Parts)
 		if err != nil {
 			return nil, fmt.Errorf("encode parts: %w", err)
 		}
-		data, err := json.Marshal(encodedMessage{m, parts})
+		data, err := json.Marshal(storekit.EncodedMessage{Message: m, Parts: parts})
 		if err != nil {
 			return nil, fmt.Errorf("encode change: %w", err)
 		}
@@ -369,23 +334,6 @@ func insertMessages(ctx context.Context, tx *writeTx, sessionID string, msgs []s
 		return nil, fmt.Errorf("insert messages: %w", err)
 	}
 	return out, nil
-}
-
-// encodedMessage marshals a message with its parts already encoded (for
-// the message row), so a change costs no second encoding of them.
-type encodedMessage struct {
-	sa.Message
-	parts json.RawMessage
-}
-
-func (e encodedMessage) MarshalJSON() ([]byte, error) {
-	type plain sa.Message // without MarshalJSON, to avoid recursion
-	m := plain(e.Message)
-	m.Parts = nil
-	return json.Marshal(struct {
-		plain
-		Parts json.RawMessage `json:"parts"`
-	}{m, e.parts})
 }
 
 // History returns the effective history of a live session, built by the
