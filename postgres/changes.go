@@ -103,6 +103,7 @@ func (s *Store) listenOnce(ctx context.Context) error {
 	if _, err := conn.Exec(ctx, `LISTEN `+notifyChannel); err != nil {
 		return err
 	}
+	s.listenerPID.Store(conn.PgConn().PID())
 	// Changes may have been written while nobody listened.
 	s.signal()
 	for {

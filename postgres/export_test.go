@@ -6,3 +6,7 @@ package postgres
 func WithoutIDLock() Option {
 	return func(s *Store) { s.noLock = true }
 }
+
+// ListenerPID is the backend process id of the connection that listens
+// for other processes' changes (0 before it first connects).
+func (s *Store) ListenerPID() uint32 { return s.listenerPID.Load() }

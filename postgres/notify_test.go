@@ -34,23 +34,29 @@ func drain(ch <-chan struct{}) {
 	}
 }
 
+// openPair opens two stores on one new schema, as two nodes on one
+// database; they are closed when the test ends.
+func openPair(t *testing.T) (a, b *postgres.Store) {
+	t.Helper()
+	url := pgtest.URL(t)
+	open := func() *postgres.Store {
+		st, err := postgres.Open(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	return open(), open()
+}
+
 // TestChangedAcrossStores checks that a write through one store wakes the
 // followers of another store on the same database (as two nodes would
 // be), through LISTEN/NOTIFY, also after the listening connection was
 // killed, and that what woke them is in the log.
 func TestChangedAcrossStores(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.URL(t)
-	a, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := openPair(t)
 	// b signals once when its listener is up; wait for it, so the write
 	// below cannot happen before b listens.
 	waitSignal(t, b.Changed(), "b's listener started")
@@ -74,13 +80,10 @@ func TestChangedAcrossStores(t *testing.T) {
 
 	// Kill b's listening connection: b reconnects and signals again, and
 	// later writes wake it as before.
-	tag, err := a.Pool().Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-		WHERE application_name = 'superagents-listener' AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tag.RowsAffected() < 2 {
-		t.Fatalf("terminated %d listeners, want both stores'", tag.RowsAffected())
+	pid := b.ListenerPID()
+	var killed bool
+	if err := a.Pool().QueryRow(ctx, `SELECT pg_terminate_backend($1)`, int32(pid)).Scan(&killed); err != nil || !killed {
+		t.Fatalf("terminate b's listener (backend %d): %v, %v", pid, killed, err)
 	}
 	waitSignal(t, b.Changed(), "b's listener is back")
 	drain(b.Changed())
@@ -126,17 +129,7 @@ func TestSchemasAreSeparate(t *testing.T) {
 // change, in order.
 func TestEventBusAcrossStores(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.URL(t)
-	a, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := openPair(t)
 	bus, err := events.New(ctx, b, events.Options{PollInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -53,8 +54,9 @@ type Store struct {
 	noLock  bool   // tests and benchmarks only: skip the id lock
 	changed chan struct{}
 
-	stop     context.CancelFunc // stops the listener
-	listened sync.WaitGroup
+	stop        context.CancelFunc // stops the listener
+	listened    sync.WaitGroup
+	listenerPID atomic.Uint32 // the listening connection's backend, for tests
 }
 
 // Option configures a Store.
