@@ -36,11 +36,16 @@ const insertChange = `WITH c AS (INSERT INTO changes (kind, session_id, task_id,
 // record adds an entry to the change log: what changed, for which session
 // and task, and the changed value itself.
 func (tx *writeTx) record(ctx context.Context, kind sa.ChangeKind, sessionID, taskID string, data any) error {
+	return tx.recordAfter(ctx, &pgx.Batch{}, kind, sessionID, taskID, data)
+}
+
+// recordAfter records a change after the statements queued in b, in the
+// same round trip.
+func (tx *writeTx) recordAfter(ctx context.Context, b *pgx.Batch, kind sa.ChangeKind, sessionID, taskID string, data any) error {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("encode change: %w", err)
 	}
-	b := &pgx.Batch{}
 	b.Queue(insertChange, keepChanges, string(kind), sessionID, taskID, string(raw), nanos(tx.now))
 	res, err := tx.send(ctx, b)
 	if err == nil {

@@ -85,13 +85,13 @@ func insertSession(ctx context.Context, tx *writeTx, sess sa.Session) error {
 	if sess.ParentID != "" {
 		parent, forkPoint = &sess.ParentID, &sess.ForkMessageID
 	}
-	_, err := tx.Exec(ctx,
-		`INSERT INTO sessions (id, parent_id, fork_message_id, agent, model, title, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO sessions (id, parent_id, fork_message_id, agent, model, title, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		sess.ID, parent, forkPoint, bin(sess.Agent), bin(sess.Model), bin(sess.Title), nanos(sess.CreatedAt))
-	if err != nil {
+	if err := tx.recordAfter(ctx, b, sa.ChangeSessionCreated, sess.ID, "", sess); err != nil {
 		return fmt.Errorf("insert session: %w", err)
 	}
-	return tx.record(ctx, sa.ChangeSessionCreated, sess.ID, "", sess)
+	return nil
 }
 
 // Session returns one live session by its full id.
@@ -237,6 +237,9 @@ func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) 
 
 // forkIn inserts childID as a child of parent, whose row tx has locked.
 func forkIn(ctx context.Context, tx *writeTx, childID string, parent sa.Session, opts sa.ForkOptions) (sa.Session, error) {
+	// A statement of its own, after the lock: read committed takes a new
+	// snapshot for it, which sees the appends the lock waited for (a
+	// subquery of the locking statement would not).
 	forkPoint, err := lastMessageID(ctx, tx, parent.ID)
 	if err != nil {
 		return sa.Session{}, err

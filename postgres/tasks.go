@@ -89,10 +89,7 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 			t.StartedAt = tx.now
 		}
 		t = storekit.NormalizeTask(t)
-		if err := insertTask(ctx, tx, t); err != nil {
-			return err
-		}
-		return tx.record(ctx, sa.ChangeTaskCreated, t.ParentSessionID, t.ID, t)
+		return insertTask(ctx, tx, t)
 	})
 	if err != nil {
 		return sa.Task{}, fmt.Errorf("create task: %w", err)
@@ -100,18 +97,21 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 	return t, nil
 }
 
+// insertTask writes a new task and records its creation, in one round
+// trip.
 func insertTask(ctx context.Context, tx *writeTx, t sa.Task) error {
 	progress, err := json.Marshal(t.Progress)
 	if err != nil {
 		return fmt.Errorf("encode progress: %w", err)
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO tasks (`+taskColumns+`, description_folded, tool_calls)
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO tasks (`+taskColumns+`, description_folded, tool_calls)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
 		t.ID, t.ParentSessionID, t.ParentMessageID, bin(t.ParentAgent), bin(t.Description), bin(t.Prompt), bin(t.Agent),
 		string(t.Status), nanos(t.StartedAt), nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), bin(t.Result),
 		bin(t.Error), string(progress), bin(t.BatchID), t.ResumeCount, t.IsForked, t.Timeout.Duration().Milliseconds(),
 		t.RunnerID, nullNanos(t.ClearedAt), nanos(t.CreatedAt), bin(sa.FoldCase(t.Description)), t.Progress.ToolCalls)
-	if err != nil {
+	if err := tx.recordAfter(ctx, b, sa.ChangeTaskCreated, t.ParentSessionID, t.ID, t); err != nil {
 		return fmt.Errorf("insert task: %w", err)
 	}
 	return nil
@@ -360,7 +360,8 @@ func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Tas
 	if err != nil {
 		return sa.Task{}, fmt.Errorf("encode progress: %w", err)
 	}
-	_, err = tx.Exec(ctx, `UPDATE tasks SET parent_message_id = $1, parent_agent = $2, description = $3, prompt = $4,
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE tasks SET parent_message_id = $1, parent_agent = $2, description = $3, prompt = $4,
 		agent = $5, status = $6, started_at = $7, completed_at = $8, result_retrieved_at = $9, result = $10, error = $11,
 		progress = $12, batch_id = $13, resume_count = $14, timeout_ms = $15, runner_id = $16, cleared_at = $17,
 		description_folded = $18, tool_calls = $19 WHERE id = $20`,
@@ -368,11 +369,8 @@ func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Tas
 		nanos(t.StartedAt), nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), bin(t.Result), bin(t.Error),
 		string(progress), bin(t.BatchID), t.ResumeCount, t.Timeout.Duration().Milliseconds(), t.RunnerID,
 		nullNanos(t.ClearedAt), bin(sa.FoldCase(t.Description)), t.Progress.ToolCalls, id)
-	if err != nil {
+	if err := tx.recordAfter(ctx, b, kind, t.ParentSessionID, t.ID, t); err != nil {
 		return sa.Task{}, fmt.Errorf("update task: %w", err)
-	}
-	if err := tx.record(ctx, kind, t.ParentSessionID, t.ID, t); err != nil {
-		return sa.Task{}, err
 	}
 	return t, nil
 }
