@@ -102,3 +102,17 @@ func passwordOf(url string) string {
 	}
 	return "\x00no password"
 }
+
+// TestMigrateSQLite checks that without a database URL, migrate brings
+// the SQLite file in the data directory up to date.
+func TestMigrateSQLite(t *testing.T) {
+	h := newHarness(t)
+	out := h.ok("", "migrate")
+	file := filepath.Join(h.dataDir, "superagents.db")
+	if out != "SQLite database "+file+": up to date" {
+		t.Errorf("migrate says %q", out)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Errorf("no database file: %v", err)
+	}
+}
