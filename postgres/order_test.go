@@ -2,8 +2,10 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -191,4 +193,106 @@ func texts(h []sa.Message) []string {
 		out[i] = m.Text()
 	}
 	return out
+}
+
+// TestFinishAndDeleteTogether ends tasks, appends to their parent and
+// deletes the parent at once, through three stores: rows are locked in one
+// order (session, task, ids), so no write fails on a deadlock, and every
+// task ends exactly once: completed with one notification in its parent,
+// or cancelled by the deletion with none. (With FinishTask locking the
+// task before the parent session, it fails on deadlocks.)
+func TestFinishAndDeleteTogether(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	var stores []*postgres.Store
+	for range 3 {
+		st, err := postgres.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		stores = append(stores, st)
+	}
+	const rounds, tasksEach = 8, 5
+	for round := range rounds {
+		parent, err := stores[0].CreateSession(ctx, sa.NewSession{Messages: []sa.Message{user("go")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for i := range tasksEach {
+			task, err := stores[0].CreateTask(ctx, sa.NewTask{Fork: i%2 == 0,
+				Task: sa.Task{ParentSessionID: parent.ID, Status: sa.TaskRunning, BatchID: fmt.Sprint("b", round)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, task.ID)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 2*tasksEach+1)
+		for i, id := range ids {
+			st := stores[i%len(stores)]
+			wg.Go(func() {
+				_, _, err := st.FinishTask(ctx, id, func(t *sa.Task) error {
+					t.Status, t.Result = sa.TaskCompleted, "done"
+					return nil
+				}, func(ended sa.Task, batch []sa.Task) sa.Message {
+					return sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{sa.TextPart("ended " + ended.ID)}}
+				})
+				if err != nil && !errors.Is(err, sa.ErrConflict) { // already cancelled by the deletion
+					errs <- err
+				}
+			})
+			wg.Go(func() {
+				if _, err := st.Append(ctx, parent.ID, user("meanwhile")); err != nil && !errors.Is(err, sa.ErrNotFound) {
+					errs <- err
+				}
+			})
+		}
+		wg.Go(func() {
+			if err := stores[round%len(stores)].DeleteSession(ctx, parent.ID); err != nil {
+				errs <- err
+			}
+		})
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: %v", round, err)
+		}
+
+		notes := map[string]int{}
+		changes, err := stores[1].Changes(ctx, 0, 1_000_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range changes {
+			if c.Kind != sa.ChangeSessionMessage || c.SessionID != parent.ID {
+				continue
+			}
+			m, err := c.Message()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Kind == sa.KindNotification {
+				notes[strings.TrimPrefix(m.Text(), "ended ")]++
+			}
+		}
+		for _, id := range ids {
+			task, err := stores[2].Task(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			switch task.Status {
+			case sa.TaskCompleted:
+				want = 1
+			case sa.TaskCancelled:
+			default:
+				t.Errorf("round %d: task %s is %s", round, sa.ShortID(id), task.Status)
+			}
+			if notes[id] != want {
+				t.Errorf("round %d: task %s ended %s with %d notifications, want %d", round, sa.ShortID(id), task.Status, notes[id], want)
+			}
+		}
+	}
 }
