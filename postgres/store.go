@@ -23,6 +23,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -141,8 +143,22 @@ func lockKey(purpose, schema string) int64 {
 
 // migrate applies the embedded migrations while holding a session-level
 // advisory lock: a node that starts meanwhile waits, then finds nothing
-// left to do.
+// left to do. A schema that is up to date already costs one query.
 func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
+	files, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	latest, err := latestVersion(files)
+	if err != nil {
+		return err
+	}
+	var current int64
+	// Fails when the table is missing: then there is work to do.
+	err = pool.QueryRow(ctx, `SELECT COALESCE(MAX(version_id), 0) FROM `+migrationTable+` WHERE is_applied`).Scan(&current)
+	if err == nil && current >= latest {
+		return nil
+	}
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate schema: %w", err)
@@ -161,10 +177,6 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 			conn.Conn().Close(unlockCtx) //nolint:errcheck // dropping it frees the lock
 		}
 	}()
-	files, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
-	}
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
 	p, err := goose.NewProvider(goose.DialectPostgres, db, files,
@@ -176,6 +188,25 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 		return fmt.Errorf("migrate schema: %w", err)
 	}
 	return nil
+}
+
+// latestVersion is the highest version among the migration files
+// (goose's NNNNN_name.sql).
+func latestVersion(files fs.FS) (int64, error) {
+	entries, err := fs.ReadDir(files, ".")
+	if err != nil {
+		return 0, fmt.Errorf("migrations: %w", err)
+	}
+	var latest int64
+	for _, e := range entries {
+		prefix, _, _ := strings.Cut(e.Name(), "_")
+		v, err := strconv.ParseInt(prefix, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("migration %s: no version number", e.Name())
+		}
+		latest = max(latest, v)
+	}
+	return latest, nil
 }
 
 // Close stops listening and closes the pool.
