@@ -8,8 +8,6 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/events"
-	"github.com/superagents/superagents/postgres"
-	"github.com/superagents/superagents/postgres/pgtest"
 )
 
 // waitSignal waits for a signal on ch; the limit only keeps a broken
@@ -34,29 +32,14 @@ func drain(ch <-chan struct{}) {
 	}
 }
 
-// openPair opens two stores on one new schema, as two nodes on one
-// database; they are closed when the test ends.
-func openPair(t *testing.T) (a, b *postgres.Store) {
-	t.Helper()
-	url := pgtest.URL(t)
-	open := func() *postgres.Store {
-		st, err := postgres.Open(context.Background(), url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	return open(), open()
-}
-
 // TestChangedAcrossStores checks that a write through one store wakes the
 // followers of another store on the same database (as two nodes would
 // be), through LISTEN/NOTIFY, also after the listening connection was
 // killed, and that what woke them is in the log.
 func TestChangedAcrossStores(t *testing.T) {
 	ctx := context.Background()
-	a, b := openPair(t)
+	stores := openStores(t, 2)
+	a, b := stores[0], stores[1]
 	// b signals once when its listener is up; wait for it, so the write
 	// below cannot happen before b listens.
 	waitSignal(t, b.Changed(), "b's listener started")
@@ -129,7 +112,8 @@ func TestSchemasAreSeparate(t *testing.T) {
 // change, in order.
 func TestEventBusAcrossStores(t *testing.T) {
 	ctx := context.Background()
-	a, b := openPair(t)
+	stores := openStores(t, 2)
+	a, b := stores[0], stores[1]
 	bus, err := events.New(ctx, b, events.Options{PollInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)

@@ -30,16 +30,7 @@ import (
 // and message ids go backwards in the log (8 of 416 missed, in one run).
 func TestOrderUnderConcurrency(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.URL(t)
-	var stores []*postgres.Store
-	for range 3 {
-		st, err := postgres.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		stores = append(stores, st)
-	}
+	stores := openStores(t, 3)
 	shared, err := stores[0].CreateSession(ctx, sa.NewSession{Messages: []sa.Message{user("start")}})
 	if err != nil {
 		t.Fatal(err)
@@ -152,6 +143,23 @@ func TestOrderUnderConcurrency(t *testing.T) {
 	}
 }
 
+// openStores opens n stores on one new schema, as n nodes on one
+// database; they are closed when the test ends.
+func openStores(t *testing.T, n int) []*postgres.Store {
+	t.Helper()
+	url := pgtest.URL(t)
+	stores := make([]*postgres.Store, n)
+	for i := range stores {
+		st, err := postgres.Open(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		stores[i] = st
+	}
+	return stores
+}
+
 // follow reads the change log as a live follower does, always after the
 // last id it saw, until done is closed; then it drains what is left. It
 // returns every id it saw, in order.
@@ -203,16 +211,7 @@ func texts(h []sa.Message) []string {
 // task before the parent session, it fails on deadlocks.)
 func TestFinishAndDeleteTogether(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.URL(t)
-	var stores []*postgres.Store
-	for range 3 {
-		st, err := postgres.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		stores = append(stores, st)
-	}
+	stores := openStores(t, 3)
 	const rounds, tasksEach = 8, 5
 	for round := range rounds {
 		parent, err := stores[0].CreateSession(ctx, sa.NewSession{Messages: []sa.Message{user("go")}})
