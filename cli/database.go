@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -46,12 +47,19 @@ func (a *app) openConfiguredStore(ctx context.Context) (sa.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	dir, dirErr := a.resolveDataDir()
 	if url != "" {
+		// Local files (the API token, logs, notices shown once) still
+		// live in the data directory, which SQLite would have created.
+		if dirErr == nil {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, fmt.Errorf("create data directory: %w", err)
+			}
+		}
 		return postgres.Open(ctx, url) // its errors never show the password
 	}
-	dir, err := a.resolveDataDir()
-	if err != nil {
-		return nil, err
+	if dirErr != nil {
+		return nil, dirErr
 	}
 	st, err := sqlite.OpenDir(ctx, dir)
 	if err != nil {

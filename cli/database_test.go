@@ -54,6 +54,9 @@ func TestDatabaseSelection(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(h.dataDir, "superagents.db")); err == nil {
 				t.Errorf("the SQLite file was created too")
 			}
+			if fi, err := os.Stat(h.dataDir); err != nil || fi.Mode().Perm() != 0o700 {
+				t.Errorf("the data directory, for local files, is %v (%v), want mode 0700", fi, err)
+			}
 		})
 	}
 }
