@@ -226,7 +226,14 @@ func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) 
 		if err != nil {
 			return err
 		}
-		child, err = forkIn(ctx, tx, s.newID(), parent, opts)
+		// A statement of its own, after the lock: read committed takes a
+		// new snapshot for it, which sees the appends the lock waited for
+		// (a subquery of the locking statement would not).
+		forkPoint, err := lastMessageID(ctx, tx, parent.ID)
+		if err != nil {
+			return err
+		}
+		child, err = forkIn(ctx, tx, s.newID(), parent, forkPoint, opts)
 		return err
 	})
 	if err != nil {
@@ -235,15 +242,9 @@ func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) 
 	return child, nil
 }
 
-// forkIn inserts childID as a child of parent, whose row tx has locked.
-func forkIn(ctx context.Context, tx *writeTx, childID string, parent sa.Session, opts sa.ForkOptions) (sa.Session, error) {
-	// A statement of its own, after the lock: read committed takes a new
-	// snapshot for it, which sees the appends the lock waited for (a
-	// subquery of the locking statement would not).
-	forkPoint, err := lastMessageID(ctx, tx, parent.ID)
-	if err != nil {
-		return sa.Session{}, err
-	}
+// forkIn inserts childID as a child of parent, whose row tx has locked,
+// at forkPoint, the parent's last message read under that lock.
+func forkIn(ctx context.Context, tx *writeTx, childID string, parent sa.Session, forkPoint int64, opts sa.ForkOptions) (sa.Session, error) {
 	child := sa.Session{
 		ID:            childID,
 		ParentID:      parent.ID,

@@ -70,7 +70,7 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 		}
 		var child sa.Session
 		if nt.Fork {
-			child, err = forkIn(ctx, tx, s.newID(), parent, sa.ForkOptions{
+			child, err = forkIn(ctx, tx, s.newID(), parent, last, sa.ForkOptions{
 				Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title})
 			if err != nil {
 				return err
