@@ -67,3 +67,34 @@ func BenchmarkParallelAppend(b *testing.B) {
 	b.Run("idlock", func(b *testing.B) { storetest.BenchParallelAppend(b, openerWith(pool)) })
 	b.Run("nolock", func(b *testing.B) { storetest.BenchParallelAppend(b, openerWith(pool, postgres.WithoutIDLock())) })
 }
+
+// BenchmarkWakeAcrossStores measures, per op, a write through one store
+// and the wake-up of another store's followers on the same database (two
+// nodes): from the start of the write to the signal through LISTEN/NOTIFY.
+func BenchmarkWakeAcrossStores(b *testing.B) {
+	ctx := context.Background()
+	url := pgtest.URL(b)
+	open := func() *postgres.Store {
+		st, err := postgres.Open(ctx, url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { st.Close() })
+		return st
+	}
+	writer, follower := open(), open()
+	<-follower.Changed() // its listener is up
+	s, err := writer.CreateSession(ctx, sa.NewSession{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	<-follower.Changed()
+	msg := sa.Message{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart("ping")}}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := writer.Append(ctx, s.ID, msg); err != nil {
+			b.Fatal(err)
+		}
+		<-follower.Changed()
+	}
+}
