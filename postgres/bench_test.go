@@ -73,16 +73,8 @@ func BenchmarkParallelAppend(b *testing.B) {
 // nodes): from the start of the write to the signal through LISTEN/NOTIFY.
 func BenchmarkWakeAcrossStores(b *testing.B) {
 	ctx := context.Background()
-	url := pgtest.URL(b)
-	open := func() *postgres.Store {
-		st, err := postgres.Open(ctx, url)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { st.Close() })
-		return st
-	}
-	writer, follower := open(), open()
+	stores := openStores(b, 2)
+	writer, follower := stores[0], stores[1]
 	<-follower.Changed() // its listener is up
 	s, err := writer.CreateSession(ctx, sa.NewSession{})
 	if err != nil {

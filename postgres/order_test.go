@@ -145,7 +145,7 @@ func TestOrderUnderConcurrency(t *testing.T) {
 
 // openStores opens n stores on one new schema, as n nodes on one
 // database; they are closed when the test ends.
-func openStores(t *testing.T, n int) []*postgres.Store {
+func openStores(t testing.TB, n int) []*postgres.Store {
 	t.Helper()
 	url := pgtest.URL(t)
 	stores := make([]*postgres.Store, n)
