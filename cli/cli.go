@@ -16,9 +16,7 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/runtime"
-	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
-
 	"github.com/superagents/superagents/xdg"
 )
 
@@ -107,7 +105,8 @@ type app struct {
 	env       Env
 	dataDir   string
 	workspace string
-	store     *sqlite.Store
+	database  string // --database
+	store     sa.Store
 	closers   []func() error // run when the command ends, last first
 	rt        *runtime.Runtime
 	// holdNotice keeps the model notice for the command to show itself
@@ -142,6 +141,8 @@ Without a command, superagents opens a chat (see 'superagents chat --help').`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().StringVar(&a.dataDir, "data-dir", "",
 		"directory holding the database (env SUPERAGENTS_DATA_DIR; default $XDG_DATA_HOME/superagents)")
+	root.PersistentFlags().StringVar(&a.database, "database", "",
+		"PostgreSQL database URL, postgres://... (env "+EnvDatabaseURL+"; config database.url; default: SQLite in the data directory)")
 	root.PersistentFlags().StringVar(&a.workspace, "workspace", "",
 		"directory the agents' tools work in; its .superagents/ holds project config and agents (default: the current directory)")
 	root.AddCommand(
@@ -162,6 +163,7 @@ Without a command, superagents opens a chat (see 'superagents chat --help').`,
 		a.mcpCommand(),
 		a.serveCommand(),
 		a.versionCommand(),
+		a.migrateCommand(),
 	)
 	return root
 }
@@ -182,17 +184,13 @@ func (a *app) resolveDataDir() (string, error) {
 }
 
 // openStore opens the store once per run.
-func (a *app) openStore(ctx context.Context) (*sqlite.Store, error) {
+func (a *app) openStore(ctx context.Context) (sa.Store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
-	dir, err := a.resolveDataDir()
+	st, err := a.openConfiguredStore(ctx)
 	if err != nil {
 		return nil, err
-	}
-	st, err := sqlite.OpenDir(ctx, dir)
-	if err != nil {
-		return nil, fmt.Errorf("data directory %s: %w", dir, err)
 	}
 	a.store = st
 	return st, nil

@@ -65,6 +65,8 @@ type Config struct {
 	Fork forkctx.Config `toml:"fork"`
 	// Permissions limit what the built-in tools may do.
 	Permissions tools.Policy `toml:"permissions"`
+	// Database chooses the store: SQLite (the default) or PostgreSQL.
+	Database Database `toml:"database"`
 
 	// ModelOrigin says where Model came from: a file path, "env
 	// SUPERAGENTS_MODEL", "flag" or "default".
@@ -362,6 +364,9 @@ func (c Config) Validate() error {
 		if err := c.Providers[name].validate(name); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := c.Database.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Limits.MaxRetries < 0 {
 		errs = append(errs, &Error{Key: "limits.max_retries", Msg: "must not be negative"})

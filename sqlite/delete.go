@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/storekit"
 )
 
 // DeleteSession deletes a live session. It is hidden at once (gone from
@@ -99,15 +100,7 @@ func clearTasksOf(ctx context.Context, tx *writeTx, parentID string) error {
 		return fmt.Errorf("clear tasks: %w", err)
 	}
 	for _, id := range ids {
-		_, err := updateTask(ctx, tx, id, func(t *sa.Task) error {
-			now := tx.now
-			t.ClearedAt = &now
-			if t.Status.Active() {
-				t.Status, t.CompletedAt, t.RunnerID = sa.TaskCancelled, &now, ""
-				t.Result, t.Error = "", sa.ParentDeletedError
-			}
-			return nil
-		})
+		_, err := updateTask(ctx, tx, id, storekit.ClearForDeletedParent(tx.now))
 		if err != nil {
 			return fmt.Errorf("clear task %s: %w", id, err)
 		}

@@ -3,11 +3,11 @@ package sqlite
 import (
 	"database/sql/driver"
 	"fmt"
-	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	modernc "modernc.org/sqlite"
+
+	sa "github.com/superagents/superagents"
 )
 
 // containsFoldFunc is the SQL function behind task search:
@@ -103,49 +103,8 @@ func textArg(v driver.Value) (string, bool, error) {
 	return "", false, fmt.Errorf("%s: want text, not %T", containsFoldFunc, v)
 }
 
-// foldCase maps every character of s to one representative of the
-// characters that are the same letter in another case (Unicode simple
-// case folding: A and a, Ü and ü, Σ σ and ς, K k and the Kelvin sign),
-// so that two texts that differ only in case fold to the same string.
-// The representative is the orbit's smallest code point: upper case for
-// ASCII letters. Invalid UTF-8 becomes U+FFFD.
-func foldCase(s string) string {
-	ascii, lower := true, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-		if 'a' <= c && c <= 'z' {
-			lower = true
-		}
-	}
-	if ascii {
-		if !lower {
-			return s
-		}
-		return strings.ToUpper(s)
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		b.WriteRune(foldRune(r))
-	}
-	return b.String()
-}
+// foldCase and foldRune are the store-wide folding (superagents.FoldCase):
+// the search text is folded by it, and so must the descriptions be.
+func foldCase(s string) string { return sa.FoldCase(s) }
 
-// foldRune is the smallest code point of r's case-folding orbit.
-func foldRune(r rune) rune {
-	if r < utf8.RuneSelf {
-		if 'a' <= r && r <= 'z' {
-			r -= 'a' - 'A'
-		}
-		return r
-	}
-	least := r
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		least = min(least, f)
-	}
-	return least
-}
+func foldRune(r rune) rune { return sa.FoldRune(r) }

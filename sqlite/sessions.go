@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/storekit"
 )
 
 // querier is what both *sql.DB and *sql.Tx offer.
@@ -42,7 +43,7 @@ func scanSession(r rowScanner, extra ...any) (sa.Session, error) {
 
 // CreateSession creates a root session with its first messages.
 func (s *Store) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session, error) {
-	if err := validateMessages(ns.Messages); err != nil {
+	if err := storekit.ValidateMessages(ns.Messages); err != nil {
 		return sa.Session{}, err
 	}
 	var sess sa.Session
@@ -104,9 +105,6 @@ func (s *Store) ResolveSession(ctx context.Context, ref string) (sa.Session, err
 	return liveSession(ctx, s.reader, id)
 }
 
-// maxCandidates is how many matches an ambiguity error lists.
-const maxCandidates = 5
-
 // resolve runs a prefix range query (prefix, upper bound, limit) and turns
 // its result into one id, a not-found error or an ambiguity error.
 func resolve(ctx context.Context, q querier, what, query, ref string) (string, error) {
@@ -114,7 +112,7 @@ func resolve(ctx context.Context, q querier, what, query, ref string) (string, e
 	if err != nil {
 		return "", err
 	}
-	rows, err := q.QueryContext(ctx, query, prefix, sa.PrefixUpperBound(prefix), maxCandidates+1)
+	rows, err := q.QueryContext(ctx, query, prefix, sa.PrefixUpperBound(prefix), storekit.MaxCandidates+1)
 	if err != nil {
 		return "", fmt.Errorf("find %s %s: %w", what, ref, err)
 	}
@@ -122,18 +120,7 @@ func resolve(ctx context.Context, q querier, what, query, ref string) (string, e
 	if err != nil {
 		return "", fmt.Errorf("find %s %s: %w", what, ref, err)
 	}
-	switch {
-	case len(ids) == 0:
-		return "", sa.NotFoundf("no %s with id %s", what, ref)
-	case len(ids) == 1 || ids[0] == prefix:
-		// A full id is never ambiguous, even if it prefixes a longer one.
-		return ids[0], nil
-	}
-	amb := &sa.AmbiguousIDError{Prefix: prefix, Candidates: ids}
-	if len(ids) > maxCandidates {
-		amb.Candidates, amb.More = ids[:maxCandidates], true
-	}
-	return "", amb
+	return storekit.PickID(what, ref, prefix, ids)
 }
 
 func collectStrings(rows *sql.Rows) ([]string, error) {
@@ -199,7 +186,7 @@ func prefixed(prefix, columns string) string {
 // Fork creates a child of a live session: one row, pointing at the
 // parent's last own message, whatever the length of the history.
 func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) (sa.Session, error) {
-	if err := validateMessages(opts.Messages); err != nil {
+	if err := storekit.ValidateMessages(opts.Messages); err != nil {
 		return sa.Session{}, err
 	}
 	var child sa.Session
@@ -259,7 +246,7 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message
 	if len(msgs) == 0 {
 		return nil, nil
 	}
-	if err := validateMessages(msgs); err != nil {
+	if err := storekit.ValidateMessages(msgs); err != nil {
 		return nil, err
 	}
 	var stored []sa.Message
@@ -275,18 +262,6 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message
 		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
 	}
 	return stored, nil
-}
-
-func validateMessages(msgs []sa.Message) error {
-	for i, m := range msgs {
-		if err := m.Validate(); err != nil {
-			if len(msgs) == 1 {
-				return err
-			}
-			return fmt.Errorf("message %d: %w", i+1, err)
-		}
-	}
-	return nil
 }
 
 // insertMessages writes messages in order, records each, and returns them
@@ -306,18 +281,7 @@ func insertMessagesOf(ctx context.Context, tx *writeTx, sessionID, taskID string
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 	out := make([]sa.Message, len(msgs))
 	for i, m := range msgs {
-		m = m.Clone()
-		m.SessionID = sessionID
-		if m.Kind == "" {
-			m.Kind = sa.KindMessage
-		}
-		if m.Parts == nil {
-			m.Parts = []sa.Part{}
-		}
-		if m.CreatedAt.IsZero() {
-			m.CreatedAt = tx.now
-		}
-		m.CreatedAt = m.CreatedAt.UTC()
+		m = storekit.PrepareMessage(m, sessionID, tx.now)
 		parts, err := json.Marshal(m.Parts)
 		if err != nil {
 			return nil, fmt.Errorf("encode parts: %w", err)
@@ -328,30 +292,12 @@ func insertMessagesOf(ctx context.Context, tx *writeTx, sessionID, taskID string
 		if err != nil {
 			return nil, fmt.Errorf("insert message: %w", err)
 		}
-		if err := tx.record(ctx, sa.ChangeSessionMessage, sessionID, taskID, encodedMessage{m, parts}); err != nil {
+		if err := tx.record(ctx, sa.ChangeSessionMessage, sessionID, taskID, storekit.EncodedMessage{Message: m, Parts: parts}); err != nil {
 			return nil, err
 		}
 		out[i] = m
 	}
 	return out, nil
-}
-
-// encodedMessage marshals a message with its parts already encoded (for
-// the message row), so a change costs no second encoding of them.
-type encodedMessage struct {
-	sa.Message
-	parts json.RawMessage
-}
-
-func (e encodedMessage) MarshalJSON() ([]byte, error) {
-	type plain sa.Message // without MarshalJSON, to avoid recursion
-	m := plain(e.Message)
-	m.Parts = nil
-	head, err := json.Marshal(struct {
-		plain
-		Parts json.RawMessage `json:"parts"`
-	}{m, e.parts})
-	return head, err
 }
 
 // History returns the effective history of a live session, built by the

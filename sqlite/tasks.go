@@ -7,11 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/storekit"
 )
 
 const taskColumns = `id, parent_session_id, parent_message_id, parent_agent, description, prompt, agent, status,
@@ -51,7 +50,7 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 	if err := t.Validate(); err != nil {
 		return sa.Task{}, err
 	}
-	if err := validateMessages(nt.Session.Messages); err != nil {
+	if err := storekit.ValidateMessages(nt.Session.Messages); err != nil {
 		return sa.Task{}, err
 	}
 	err := s.inWrite(ctx, func(tx *writeTx) error {
@@ -82,7 +81,7 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 		if t.StartedAt.IsZero() {
 			t.StartedAt = tx.now
 		}
-		t = normalizeTask(t)
+		t = storekit.NormalizeTask(t)
 		if err := insertTask(ctx, tx, t); err != nil {
 			return err
 		}
@@ -92,25 +91,6 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 		return sa.Task{}, fmt.Errorf("create task: %w", err)
 	}
 	return t, nil
-}
-
-// normalizeTask gives a task the form it has when read back: UTC times at
-// the store's precision.
-func normalizeTask(t sa.Task) sa.Task {
-	round := func(p *time.Time) *time.Time {
-		if p == nil {
-			return nil
-		}
-		v := fromNanos(nanos(*p))
-		return &v
-	}
-	t.StartedAt, t.CreatedAt = fromNanos(nanos(t.StartedAt)), fromNanos(nanos(t.CreatedAt))
-	t.CompletedAt, t.ResultRetrievedAt, t.ClearedAt = round(t.CompletedAt), round(t.ResultRetrievedAt), round(t.ClearedAt)
-	t.Timeout = sa.Seconds(t.Timeout.Duration().Truncate(time.Millisecond))
-	if !t.Progress.LastUpdate.IsZero() {
-		t.Progress.LastUpdate = fromNanos(nanos(t.Progress.LastUpdate))
-	}
-	return t
 }
 
 func insertTask(ctx context.Context, tx *writeTx, t sa.Task) error {
@@ -350,22 +330,10 @@ func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Tas
 	if err != nil {
 		return sa.Task{}, err
 	}
-	t := old
-	t.Progress.ByName = maps.Clone(old.Progress.ByName)
-	t.Progress.LastTools = slices.Clone(old.Progress.LastTools)
-	if err := change(&t); err != nil {
+	t, kind, err := storekit.ChangeTask(old, change)
+	if err != nil {
 		return sa.Task{}, err
 	}
-	if t.ID != old.ID || t.ParentSessionID != old.ParentSessionID || t.IsForked != old.IsForked || !t.CreatedAt.Equal(old.CreatedAt) {
-		return sa.Task{}, fmt.Errorf("%w: a task's id, parent, fork flag and creation time cannot change", sa.ErrInvalid)
-	}
-	if !old.CanBecome(t.Status) {
-		return sa.Task{}, fmt.Errorf("%w: task %s cannot go from %s to %s", sa.ErrConflict, id, old.Status, t.Status)
-	}
-	if err := t.Validate(); err != nil {
-		return sa.Task{}, err
-	}
-	t = normalizeTask(t)
 	progress, err := json.Marshal(t.Progress)
 	if err != nil {
 		return sa.Task{}, fmt.Errorf("encode progress: %w", err)
@@ -378,10 +346,6 @@ func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Tas
 		t.ResumeCount, t.Timeout.Duration().Milliseconds(), t.RunnerID, nullNanos(t.ClearedAt), id)
 	if err != nil {
 		return sa.Task{}, fmt.Errorf("update task: %w", err)
-	}
-	kind := sa.ChangeTaskUpdated
-	if t.Status != old.Status {
-		kind = sa.TaskChangeKind(t.Status)
 	}
 	if err := tx.record(ctx, kind, t.ParentSessionID, t.ID, t); err != nil {
 		return sa.Task{}, err

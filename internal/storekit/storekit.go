@@ -1,0 +1,151 @@
+// Package storekit holds what every Store implementation does the same
+// way whatever its database: checking and preparing what is written, the
+// rules a task change must follow, and turning a prefix lookup into one
+// id. The stores then differ only in their SQL and their locking.
+package storekit
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	sa "github.com/superagents/superagents"
+)
+
+// ValidateMessages checks messages about to be stored, naming the bad one
+// when there are several.
+func ValidateMessages(msgs []sa.Message) error {
+	for i, m := range msgs {
+		if err := m.Validate(); err != nil {
+			if len(msgs) == 1 {
+				return err
+			}
+			return fmt.Errorf("message %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// PrepareMessage returns a copy of a valid message in the form it is
+// stored in a session: kind and parts filled in, created now unless it
+// says when, at the store's precision.
+func PrepareMessage(m sa.Message, sessionID string, now time.Time) sa.Message {
+	m = m.Clone()
+	m.SessionID = sessionID
+	if m.Kind == "" {
+		m.Kind = sa.KindMessage
+	}
+	if m.Parts == nil {
+		m.Parts = []sa.Part{}
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	m.CreatedAt = AtNanos(m.CreatedAt)
+	return m
+}
+
+// AtNanos is t as a store keeps it (Unix nanoseconds) and reads it back:
+// in UTC, without a monotonic reading.
+func AtNanos(t time.Time) time.Time { return time.Unix(0, t.UnixNano()).UTC() }
+
+// EncodedMessage marshals a message with its parts already encoded (for
+// the message row), so a change costs no second encoding of them.
+type EncodedMessage struct {
+	sa.Message
+	Parts json.RawMessage
+}
+
+func (e EncodedMessage) MarshalJSON() ([]byte, error) {
+	type plain sa.Message // without MarshalJSON, to avoid recursion
+	m := plain(e.Message)
+	m.Parts = nil
+	return json.Marshal(struct {
+		plain
+		Parts json.RawMessage `json:"parts"`
+	}{m, e.Parts})
+}
+
+// NormalizeTask gives a task the form it has when read back: UTC times
+// at nanosecond precision, the timeout in whole milliseconds.
+func NormalizeTask(t sa.Task) sa.Task {
+	round := func(p *time.Time) *time.Time {
+		if p == nil {
+			return nil
+		}
+		v := AtNanos(*p)
+		return &v
+	}
+	t.StartedAt, t.CreatedAt = AtNanos(t.StartedAt), AtNanos(t.CreatedAt)
+	t.CompletedAt, t.ResultRetrievedAt, t.ClearedAt = round(t.CompletedAt), round(t.ResultRetrievedAt), round(t.ClearedAt)
+	t.Timeout = sa.Seconds(t.Timeout.Duration().Truncate(time.Millisecond))
+	if !t.Progress.LastUpdate.IsZero() {
+		t.Progress.LastUpdate = AtNanos(t.Progress.LastUpdate)
+	}
+	return t
+}
+
+// ChangeTask applies change to a copy of a task as read from the store
+// and checks the result: the id, parent, creation time and fork flag are
+// fixed, and a status change must be one TaskStatus.CanBecome allows
+// (ErrConflict otherwise). It returns the task to write, normalized, and
+// the kind of change to record.
+func ChangeTask(old sa.Task, change func(*sa.Task) error) (sa.Task, sa.ChangeKind, error) {
+	t := old
+	t.Progress.ByName = maps.Clone(old.Progress.ByName)
+	t.Progress.LastTools = slices.Clone(old.Progress.LastTools)
+	if err := change(&t); err != nil {
+		return sa.Task{}, "", err
+	}
+	if t.ID != old.ID || t.ParentSessionID != old.ParentSessionID || t.IsForked != old.IsForked || !t.CreatedAt.Equal(old.CreatedAt) {
+		return sa.Task{}, "", fmt.Errorf("%w: a task's id, parent, fork flag and creation time cannot change", sa.ErrInvalid)
+	}
+	if !old.CanBecome(t.Status) {
+		return sa.Task{}, "", fmt.Errorf("%w: task %s cannot go from %s to %s", sa.ErrConflict, old.ID, old.Status, t.Status)
+	}
+	if err := t.Validate(); err != nil {
+		return sa.Task{}, "", err
+	}
+	kind := sa.ChangeTaskUpdated
+	if t.Status != old.Status {
+		kind = sa.TaskChangeKind(t.Status)
+	}
+	return NormalizeTask(t), kind, nil
+}
+
+// ClearForDeletedParent is the change a task gets when its parent session
+// is deleted: it leaves every listing, and if still active it is ended as
+// cancelled (the process running it stops it when it reads the change).
+func ClearForDeletedParent(now time.Time) func(*sa.Task) error {
+	return func(t *sa.Task) error {
+		t.ClearedAt = &now
+		if t.Status.Active() {
+			t.Status, t.CompletedAt, t.RunnerID = sa.TaskCancelled, &now, ""
+			t.Result, t.Error = "", sa.ParentDeletedError
+		}
+		return nil
+	}
+}
+
+// MaxCandidates is how many matches an ambiguity error lists; a prefix
+// lookup asks for one more, to know whether there are more.
+const MaxCandidates = 5
+
+// PickID turns the ids a prefix lookup found (at most MaxCandidates+1, in
+// order) into one id, a not-found error or an ambiguity error.
+func PickID(what, ref, prefix string, ids []string) (string, error) {
+	switch {
+	case len(ids) == 0:
+		return "", sa.NotFoundf("no %s with id %s", what, ref)
+	case len(ids) == 1 || ids[0] == prefix:
+		// A full id is never ambiguous, even if it prefixes a longer one.
+		return ids[0], nil
+	}
+	amb := &sa.AmbiguousIDError{Prefix: prefix, Candidates: ids}
+	if len(ids) > MaxCandidates {
+		amb.Candidates, amb.More = ids[:MaxCandidates], true
+	}
+	return "", amb
+}

@@ -1,0 +1,418 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/storekit"
+)
+
+// bin passes a string to a BYTEA column byte for byte (see the schema).
+type bin string
+
+func (b bin) BytesValue() ([]byte, error) { return append([]byte{}, b...), nil }
+
+// binTo scans a BYTEA column into a string.
+type binTo struct{ p *string }
+
+func (b binTo) ScanBytes(v []byte) error {
+	*b.p = string(v)
+	return nil
+}
+
+// storable reports whether a string fits a TEXT column: ids and other
+// keys that hold anything else cannot be in the store.
+func storable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+const sessionColumns = `id, parent_id, fork_message_id, agent, model, title, created_at, deleted_at`
+
+func scanSession(r pgx.Row, extra ...any) (sa.Session, error) {
+	var (
+		s         sa.Session
+		parent    *string
+		forkPoint *int64
+		created   int64
+		deleted   *int64
+	)
+	dest := append([]any{&s.ID, &parent, &forkPoint, binTo{&s.Agent}, binTo{&s.Model}, binTo{&s.Title}, &created, &deleted}, extra...)
+	if err := r.Scan(dest...); err != nil {
+		return sa.Session{}, err
+	}
+	if parent != nil {
+		s.ParentID, s.ForkMessageID = *parent, *forkPoint
+	}
+	s.CreatedAt, s.DeletedAt = fromNanos(created), fromNullNanos(deleted)
+	return s, nil
+}
+
+// CreateSession creates a root session with its first messages.
+func (s *Store) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session, error) {
+	if err := storekit.ValidateMessages(ns.Messages); err != nil {
+		return sa.Session{}, err
+	}
+	var sess sa.Session
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		sess = sa.Session{ID: s.newID(), Agent: ns.Agent, Model: ns.Model, Title: ns.Title, CreatedAt: tx.now}
+		if err := insertSession(ctx, tx, sess); err != nil {
+			return err
+		}
+		_, err := insertMessages(ctx, tx, sess.ID, ns.Messages)
+		return err
+	})
+	if err != nil {
+		return sa.Session{}, fmt.Errorf("create session: %w", err)
+	}
+	return sess, nil
+}
+
+// insertSession writes a session row and records its creation.
+func insertSession(ctx context.Context, tx *writeTx, sess sa.Session) error {
+	if !storable(sess.ID) {
+		return fmt.Errorf("%w: session id %q", sa.ErrInvalid, sess.ID)
+	}
+	var parent *string
+	var forkPoint *int64
+	if sess.ParentID != "" {
+		parent, forkPoint = &sess.ParentID, &sess.ForkMessageID
+	}
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO sessions (id, parent_id, fork_message_id, agent, model, title, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		sess.ID, parent, forkPoint, bin(sess.Agent), bin(sess.Model), bin(sess.Title), nanos(sess.CreatedAt))
+	if err := tx.recordAfter(ctx, b, sa.ChangeSessionCreated, sess.ID, "", sess); err != nil {
+		return fmt.Errorf("insert session: %w", err)
+	}
+	return nil
+}
+
+// Session returns one live session by its full id.
+func (s *Store) Session(ctx context.Context, id string) (sa.Session, error) {
+	return liveSession(ctx, s.pool, id, "")
+}
+
+// Row locks a session read in a write transaction takes. Append takes
+// lockAppend; fork and task launch take lockRead, which lets them run
+// together but not alongside an append; deletion takes lockDelete.
+const (
+	lockRead   = " FOR SHARE"
+	lockAppend = " FOR NO KEY UPDATE"
+	lockDelete = " FOR UPDATE"
+)
+
+// liveSession reads a session that exists and is not deleted, locking its
+// row as lock says ("" for none).
+func liveSession(ctx context.Context, q querier, id, lock string) (sa.Session, error) {
+	if !storable(id) {
+		return sa.Session{}, fmt.Errorf("session %s: %w", id, sa.ErrNotFound)
+	}
+	sess, err := scanSession(q.QueryRow(ctx,
+		`SELECT `+sessionColumns+` FROM sessions WHERE id = $1 AND deleted_at IS NULL`+lock, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sa.Session{}, fmt.Errorf("session %s: %w", id, sa.ErrNotFound)
+	}
+	if err != nil {
+		return sa.Session{}, fmt.Errorf("read session %s: %w", id, err)
+	}
+	return sess, nil
+}
+
+// ResolveSession finds a live session by full id or unique prefix.
+func (s *Store) ResolveSession(ctx context.Context, ref string) (sa.Session, error) {
+	id, err := resolve(ctx, s.pool, "session",
+		`SELECT id FROM sessions WHERE id >= $1 AND id < $2 AND deleted_at IS NULL ORDER BY id LIMIT $3`, ref, false)
+	if err != nil {
+		return sa.Session{}, err
+	}
+	return liveSession(ctx, s.pool, id, "")
+}
+
+// resolve runs a prefix range query (prefix, upper bound, limit) and turns
+// its result into one id, a not-found error or an ambiguity error. binary
+// says the column is BYTEA.
+func resolve(ctx context.Context, q querier, what, query, ref string, binary bool) (string, error) {
+	prefix, err := sa.CheckIDPrefix(ref)
+	if err != nil {
+		return "", err
+	}
+	var rows pgx.Rows
+	switch {
+	case binary:
+		rows, err = q.Query(ctx, query, bin(prefix), bin(sa.PrefixUpperBound(prefix)), storekit.MaxCandidates+1)
+	case !storable(prefix) || !storable(sa.PrefixUpperBound(prefix)):
+		return "", sa.NotFoundf("no %s with id %s", what, ref)
+	default:
+		rows, err = q.Query(ctx, query, prefix, sa.PrefixUpperBound(prefix), storekit.MaxCandidates+1)
+	}
+	if err != nil {
+		return "", fmt.Errorf("find %s %s: %w", what, ref, err)
+	}
+	ids, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var id string
+		err := r.Scan(binTo{&id})
+		return id, err
+	})
+	if err != nil {
+		return "", fmt.Errorf("find %s %s: %w", what, ref, err)
+	}
+	return storekit.PickID(what, ref, prefix, ids)
+}
+
+// limitArg is a LIMIT argument: NULL (no limit) for 0.
+func limitArg(limit int) any {
+	if limit == 0 {
+		return nil
+	}
+	return limit
+}
+
+// ListSessions lists live sessions, newest first, with the number of
+// messages each stores itself and the id of the newest.
+func (s *Store) ListSessions(ctx context.Context, f sa.SessionFilter) ([]sa.SessionSummary, error) {
+	if f.Offset < 0 || f.Limit < 0 {
+		return nil, fmt.Errorf("%w: list sessions: offset and limit cannot be negative", sa.ErrInvalid)
+	}
+	query := `SELECT ` + prefixed("s.", sessionColumns) + `,
+		(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id),
+		(SELECT COALESCE(MAX(m.id), 0) FROM messages m WHERE m.session_id = s.id)
+		FROM sessions s WHERE s.deleted_at IS NULL`
+	args := []any{limitArg(f.Limit), f.Offset}
+	if f.ParentID != "" {
+		if !storable(f.ParentID) {
+			return nil, nil
+		}
+		query += ` AND s.parent_id = $3`
+		args = append(args, f.ParentID)
+	}
+	query += ` ORDER BY s.created_at DESC, s.id DESC LIMIT $1 OFFSET $2`
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (sa.SessionSummary, error) {
+		var sum sa.SessionSummary
+		var err error
+		sum.Session, err = scanSession(r, &sum.MessageCount, &sum.LastMessageID)
+		return sum, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+func prefixed(prefix, columns string) string {
+	cols := strings.Split(columns, ", ")
+	for i := range cols {
+		cols[i] = prefix + strings.TrimSpace(cols[i])
+	}
+	return strings.Join(cols, ", ")
+}
+
+// Fork creates a child of a live session: one row, pointing at the
+// parent's last own message, whatever the length of the history.
+func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) (sa.Session, error) {
+	var child sa.Session
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		parent, err := liveSession(ctx, tx, parentID, lockRead)
+		if err != nil {
+			return err
+		}
+		// A statement of its own, after the lock: read committed takes a
+		// new snapshot for it, which sees the appends the lock waited for
+		// (a subquery of the locking statement would not).
+		forkPoint, err := lastMessageID(ctx, tx, parent.ID)
+		if err != nil {
+			return err
+		}
+		child, err = forkIn(ctx, tx, s.newID(), parent, forkPoint, opts)
+		return err
+	})
+	if err != nil {
+		return sa.Session{}, fmt.Errorf("fork session %s: %w", parentID, err)
+	}
+	return child, nil
+}
+
+// forkIn inserts childID as a child of parent, whose row tx has locked,
+// at forkPoint, the parent's last message read under that lock.
+func forkIn(ctx context.Context, tx *writeTx, childID string, parent sa.Session, forkPoint int64, opts sa.ForkOptions) (sa.Session, error) {
+	child := sa.Session{
+		ID:            childID,
+		ParentID:      parent.ID,
+		ForkMessageID: forkPoint,
+		Agent:         cmp.Or(opts.Agent, parent.Agent),
+		Model:         cmp.Or(opts.Model, parent.Model),
+		Title:         opts.Title,
+		CreatedAt:     tx.now,
+	}
+	if err := insertSession(ctx, tx, child); err != nil {
+		return sa.Session{}, err
+	}
+	return child, nil
+}
+
+// lastMessageID returns a session's last own message id, 0 when it has
+// none: one probe of the (session_id, id) index.
+func lastMessageID(ctx context.Context, q querier, sessionID string) (int64, error) {
+	var last int64
+	err := q.QueryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM messages WHERE session_id = $1`, sessionID).Scan(&last)
+	if err != nil {
+		return 0, fmt.Errorf("last message of %s: %w", sessionID, err)
+	}
+	return last, nil
+}
+
+// Append stores messages at the end of a live session, in one transaction.
+func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message) ([]sa.Message, error) {
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	if err := storekit.ValidateMessages(msgs); err != nil {
+		return nil, err
+	}
+	var stored []sa.Message
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		if _, err := liveSession(ctx, tx, sessionID, lockAppend); err != nil {
+			return err
+		}
+		var err error
+		stored, err = insertMessages(ctx, tx, sessionID, msgs)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+	}
+	return stored, nil
+}
+
+// insertMessage writes a message and records it in the change log, in
+// one statement: the change's data is the message's JSON, encoded without
+// its id (the first field), to which the id is added.
+const insertMessage = `WITH m AS (INSERT INTO messages
+		(session_id, role, kind, parts, summary, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at)
+		VALUES ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id),
+	c AS (INSERT INTO changes (kind, session_id, data, created_at)
+		SELECT 'session.message', $2, '{"id":' || m.id || ',' || substr($13::text, 2), $12 FROM m RETURNING id),
+	` + pruneChanges + ` SELECT id FROM m`
+
+// insertMessages writes messages in order, records each, and returns them
+// as stored. The caller holds the session's row (or created it). The
+// statements go in one round trip, with the id lock.
+func insertMessages(ctx context.Context, tx *writeTx, sessionID string, msgs []sa.Message) ([]sa.Message, error) {
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	out := make([]sa.Message, len(msgs))
+	batch := &pgx.Batch{}
+	for i, m := range msgs {
+		m = storekit.PrepareMessage(m, sessionID, tx.now)
+		m.ID = 0 // the change's data gets it from the insert
+		parts, err := json.Marshal(m.Parts)
+		if err != nil {
+			return nil, fmt.Errorf("encode parts: %w", err)
+		}
+		data, err := json.Marshal(storekit.EncodedMessage{Message: m, Parts: parts})
+		if err != nil {
+			return nil, fmt.Errorf("encode change: %w", err)
+		}
+		u := m.Usage
+		out[i] = m
+		batch.Queue(insertMessage, keepChanges, sessionID, string(m.Role), string(m.Kind), string(parts), m.Summary,
+			bin(m.Model), u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, nanos(m.CreatedAt),
+			string(data)).QueryRow(func(row pgx.Row) error { return row.Scan(&out[i].ID) })
+	}
+	res, err := tx.send(ctx, batch)
+	if err == nil {
+		err = res.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("insert messages: %w", err)
+	}
+	return out, nil
+}
+
+// History returns the effective history of a live session, built by the
+// one replay algorithm from a consistent snapshot.
+func (s *Store) History(ctx context.Context, sessionID string) ([]sa.Message, error) {
+	var history []sa.Message
+	err := s.inRead(ctx, func(q querier) error {
+		if _, err := liveSession(ctx, q, sessionID, ""); err != nil {
+			return err
+		}
+		var err error
+		history, err = sa.BuildHistory(ctx, lineage{q}, sessionID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("history of session %s: %w", sessionID, err)
+	}
+	return history, nil
+}
+
+// lineage is the LineageReader over one transaction. It sees deleted
+// sessions too: their messages are still part of their descendants'
+// histories.
+type lineage struct{ q querier }
+
+func (l lineage) Link(ctx context.Context, id string) (string, int64, error) {
+	var parent *string
+	var forkPoint *int64
+	err := l.q.QueryRow(ctx, `SELECT parent_id, fork_message_id FROM sessions WHERE id = $1`, id).Scan(&parent, &forkPoint)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", 0, fmt.Errorf("session %s: %w", id, sa.ErrNotFound)
+	}
+	if err != nil || parent == nil {
+		return "", 0, err
+	}
+	return *parent, *forkPoint, nil
+}
+
+func (l lineage) LastClear(ctx context.Context, id string, upto int64) (int64, error) {
+	var last int64
+	err := l.q.QueryRow(ctx,
+		`SELECT COALESCE(MAX(id), 0) FROM messages WHERE session_id = $1 AND kind = 'clear' AND id <= $2`, id, upto).Scan(&last)
+	return last, err
+}
+
+func (l lineage) Messages(ctx context.Context, id string, after, upto int64) ([]sa.Message, error) {
+	rows, err := l.q.Query(ctx, `SELECT id, session_id, role, kind, parts, summary, model,
+		input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at
+		FROM messages WHERE session_id = $1 AND id > $2 AND id <= $3 ORDER BY id`, id, after, upto)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []sa.Message
+	for rows.Next() {
+		var (
+			m       sa.Message
+			created int64
+		)
+		u := &m.Usage
+		// parts is read as raw bytes, valid until the next row: decoded
+		// at once, so no copy is needed.
+		raw := rows.RawValues()
+		if len(raw) != 12 {
+			return nil, fmt.Errorf("read messages: %d columns", len(raw))
+		}
+		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Kind, nil, &m.Summary, binTo{&m.Model},
+			&u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &created); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw[4], &m.Parts); err != nil {
+			return nil, fmt.Errorf("%w: message %d has unreadable parts: %v", sa.ErrCorrupt, m.ID, err)
+		}
+		m.CreatedAt = fromNanos(created)
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,394 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/storekit"
+)
+
+const taskColumns = `id, parent_session_id, parent_message_id, parent_agent, description, prompt, agent, status,
+	started_at, completed_at, result_retrieved_at, result, error, progress, batch_id, resume_count, is_forked,
+	timeout_ms, runner_id, cleared_at, created_at`
+
+func scanTask(r pgx.Row) (sa.Task, error) {
+	var (
+		t                             sa.Task
+		started, created, timeoutMS   int64
+		completed, retrieved, cleared *int64
+		progress                      string
+	)
+	err := r.Scan(&t.ID, &t.ParentSessionID, &t.ParentMessageID, binTo{&t.ParentAgent}, binTo{&t.Description},
+		binTo{&t.Prompt}, binTo{&t.Agent}, &t.Status, &started, &completed, &retrieved, binTo{&t.Result},
+		binTo{&t.Error}, &progress, binTo{&t.BatchID}, &t.ResumeCount, &t.IsForked, &timeoutMS, &t.RunnerID,
+		&cleared, &created)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	if err := json.Unmarshal([]byte(progress), &t.Progress); err != nil {
+		return sa.Task{}, fmt.Errorf("%w: task %s has unreadable progress: %v", sa.ErrCorrupt, t.ID, err)
+	}
+	t.StartedAt, t.CreatedAt = fromNanos(started), fromNanos(created)
+	t.CompletedAt, t.ResultRetrievedAt, t.ClearedAt = fromNullNanos(completed), fromNullNanos(retrieved), fromNullNanos(cleared)
+	t.Timeout = sa.Seconds(time.Duration(timeoutMS) * time.Millisecond)
+	return t, nil
+}
+
+// CreateTask creates a task and its child session (forked from the parent
+// or fresh) with the session's first messages, in one transaction.
+func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) {
+	t := nt.Task
+	if t.Status == "" {
+		t.Status = sa.TaskQueued
+	}
+	if err := t.Validate(); err != nil {
+		return sa.Task{}, err
+	}
+	if !storable(t.RunnerID) {
+		return sa.Task{}, fmt.Errorf("%w: runner id %q", sa.ErrInvalid, t.RunnerID)
+	}
+	if err := storekit.ValidateMessages(nt.Session.Messages); err != nil {
+		return sa.Task{}, err
+	}
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		// The parent's row is held so that its last message stays the
+		// last until this commits.
+		parent, err := liveSession(ctx, tx, t.ParentSessionID, lockRead)
+		if err != nil {
+			return fmt.Errorf("parent: %w", err)
+		}
+		last, err := lastMessageID(ctx, tx, parent.ID)
+		if err != nil {
+			return err
+		}
+		var child sa.Session
+		if nt.Fork {
+			child, err = forkIn(ctx, tx, s.newID(), parent, last, sa.ForkOptions{
+				Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title})
+			if err != nil {
+				return err
+			}
+		} else {
+			child = sa.Session{ID: s.newID(), Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, CreatedAt: tx.now}
+			if err := insertSession(ctx, tx, child); err != nil {
+				return err
+			}
+		}
+		if _, err := insertMessages(ctx, tx, child.ID, nt.Session.Messages); err != nil {
+			return err
+		}
+		t.ID, t.ParentMessageID, t.IsForked, t.CreatedAt = child.ID, last, nt.Fork, tx.now
+		if t.StartedAt.IsZero() {
+			t.StartedAt = tx.now
+		}
+		t = storekit.NormalizeTask(t)
+		return insertTask(ctx, tx, t)
+	})
+	if err != nil {
+		return sa.Task{}, fmt.Errorf("create task: %w", err)
+	}
+	return t, nil
+}
+
+// insertTask writes a new task and records its creation, in one round
+// trip.
+func insertTask(ctx context.Context, tx *writeTx, t sa.Task) error {
+	progress, err := json.Marshal(t.Progress)
+	if err != nil {
+		return fmt.Errorf("encode progress: %w", err)
+	}
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO tasks (`+taskColumns+`, description_folded, tool_calls)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
+		t.ID, t.ParentSessionID, t.ParentMessageID, bin(t.ParentAgent), bin(t.Description), bin(t.Prompt), bin(t.Agent),
+		string(t.Status), nanos(t.StartedAt), nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), bin(t.Result),
+		bin(t.Error), string(progress), bin(t.BatchID), t.ResumeCount, t.IsForked, t.Timeout.Duration().Milliseconds(),
+		t.RunnerID, nullNanos(t.ClearedAt), nanos(t.CreatedAt), bin(sa.FoldCase(t.Description)), t.Progress.ToolCalls)
+	if err := tx.recordAfter(ctx, b, sa.ChangeTaskCreated, t.ParentSessionID, t.ID, t); err != nil {
+		return fmt.Errorf("insert task: %w", err)
+	}
+	return nil
+}
+
+// Task returns one task by its full id.
+func (s *Store) Task(ctx context.Context, id string) (sa.Task, error) {
+	return readTask(ctx, s.pool, id, false)
+}
+
+// readTask reads a task, locking its row for update if lock is set.
+func readTask(ctx context.Context, q querier, id string, lock bool) (sa.Task, error) {
+	if !storable(id) {
+		return sa.Task{}, fmt.Errorf("task %s: %w", id, sa.ErrNotFound)
+	}
+	query := `SELECT ` + taskColumns + ` FROM tasks WHERE id = $1`
+	if lock {
+		query += ` FOR UPDATE`
+	}
+	t, err := scanTask(q.QueryRow(ctx, query, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sa.Task{}, fmt.Errorf("task %s: %w", id, sa.ErrNotFound)
+	}
+	if err != nil {
+		return sa.Task{}, fmt.Errorf("read task %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// ResolveTask finds a task by full id or unique prefix.
+func (s *Store) ResolveTask(ctx context.Context, ref string) (sa.Task, error) {
+	id, err := resolve(ctx, s.pool, "task", `SELECT id FROM tasks WHERE id >= $1 AND id < $2 ORDER BY id LIMIT $3`, ref, false)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	return readTask(ctx, s.pool, id, false)
+}
+
+// taskWhere turns a filter into a WHERE clause and its arguments, whose
+// placeholders start after the first skip ones.
+func taskWhere(f sa.TaskFilter, skip int) (string, []any) {
+	where := ` WHERE TRUE`
+	var args []any
+	add := func(cond string, arg any) {
+		args = append(args, arg)
+		where += ` AND ` + cond + ` $` + strconv.Itoa(skip+len(args))
+	}
+	// A key no row can hold (NUL, invalid UTF-8) selects nothing.
+	text := func(column, v string) {
+		if storable(v) {
+			add(column+` =`, v)
+		} else {
+			where += ` AND FALSE`
+		}
+	}
+	if f.ParentSessionID != "" {
+		text(`parent_session_id`, f.ParentSessionID)
+	}
+	if f.Status != "" {
+		text(`status`, string(f.Status))
+	}
+	if f.Agent != "" {
+		add(`agent =`, bin(f.Agent))
+	}
+	if f.BatchID != "" {
+		add(`batch_id =`, bin(f.BatchID))
+	}
+	if f.RunnerID != "" {
+		text(`runner_id`, f.RunnerID)
+	}
+	if f.Search != "" {
+		// Bytes of valid UTF-8 (folding makes it valid) contain another's
+		// bytes only where its characters are: no wildcards, NUL included.
+		args = append(args, bin(sa.FoldCase(f.Search)))
+		where += ` AND position($` + strconv.Itoa(skip+len(args)) + `::bytea IN description_folded) > 0`
+	}
+	if f.Active {
+		where += ` AND status IN ('queued', 'running', 'resumed')`
+	}
+	if !f.IncludeCleared {
+		where += ` AND cleared_at IS NULL`
+	}
+	return where, args
+}
+
+// ListTasks lists tasks, newest first.
+func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, error) {
+	if f.Offset < 0 || f.Limit < 0 {
+		return nil, fmt.Errorf("%w: list tasks: offset and limit cannot be negative", sa.ErrInvalid)
+	}
+	where, args := taskWhere(f, 2)
+	query := `SELECT ` + taskColumns + ` FROM tasks` + where + ` ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`
+	rows, err := s.pool.Query(ctx, query, append([]any{limitArg(f.Limit), f.Offset}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (sa.Task, error) { return scanTask(r) })
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	return out, nil
+}
+
+// CountTasks counts the tasks a filter selects.
+func (s *Store) CountTasks(ctx context.Context, f sa.TaskFilter) (int, error) {
+	where, args := taskWhere(f, 0)
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT COUNT(*) FROM tasks`+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count tasks: %w", err)
+	}
+	return n, nil
+}
+
+// TaskStats sums up the tasks a filter selects, from one snapshot.
+func (s *Store) TaskStats(ctx context.Context, f sa.TaskFilter) (sa.TaskStats, error) {
+	where, args := taskWhere(f, 0)
+	stats := sa.TaskStats{ByStatus: map[sa.TaskStatus]int{}, ByAgent: map[string]int{}}
+	err := s.inRead(ctx, func(q querier) error {
+		groups := []struct {
+			column string
+			add    func(key string, n int)
+		}{
+			{"convert_to(status, 'UTF8')", func(k string, n int) { stats.ByStatus[sa.TaskStatus(k)] = n; stats.Total += n }},
+			{"agent", func(k string, n int) { stats.ByAgent[k] = n }},
+		}
+		for _, g := range groups {
+			rows, err := q.Query(ctx, `SELECT `+g.column+`, COUNT(*) FROM tasks`+where+` GROUP BY 1`, args...)
+			if err != nil {
+				return err
+			}
+			var key string
+			var n int
+			_, err = pgx.ForEachRow(rows, []any{binTo{&key}, &n}, func() error { g.add(key, n); return nil })
+			if err != nil {
+				return err
+			}
+		}
+		var avg *float64
+		var low, high, calls *int64
+		err := q.QueryRow(ctx, `SELECT COUNT(completed_at), AVG(completed_at - started_at)::float8,
+			MIN(completed_at - started_at), MAX(completed_at - started_at), SUM(tool_calls)::bigint
+			FROM tasks`+where, args...).Scan(&stats.Durations.Count, &avg, &low, &high, &calls)
+		if avg != nil {
+			stats.Durations.Avg = time.Duration(*avg)
+			stats.Durations.Min, stats.Durations.Max = time.Duration(*low), time.Duration(*high)
+		}
+		if calls != nil {
+			stats.ToolCalls = int(*calls)
+		}
+		return err
+	})
+	if err != nil {
+		return sa.TaskStats{}, fmt.Errorf("task stats: %w", err)
+	}
+	return stats, nil
+}
+
+// ResolveBatch finds a batch by full id or unique prefix.
+func (s *Store) ResolveBatch(ctx context.Context, ref string) (string, error) {
+	return resolve(ctx, s.pool, "batch", `SELECT DISTINCT batch_id FROM tasks WHERE batch_id >= $1 AND batch_id < $2
+		ORDER BY batch_id LIMIT $3`, ref, true)
+}
+
+// UpdateTask applies change to a task inside one write transaction.
+func (s *Store) UpdateTask(ctx context.Context, id string, change func(*sa.Task) error) (sa.Task, error) {
+	var updated sa.Task
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		var err error
+		updated, err = updateTask(ctx, tx, id, change)
+		return err
+	})
+	if err != nil {
+		return sa.Task{}, fmt.Errorf("update task %s: %w", id, err)
+	}
+	return updated, nil
+}
+
+// FinishTask ends a task and stores its notification in the parent
+// session, in one transaction.
+func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task) error, note func(sa.Task, []sa.Task) sa.Message) (sa.Task, sa.Message, error) {
+	var (
+		ended  sa.Task
+		stored sa.Message
+	)
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		// Rows are locked session first, then task (as DeleteSession
+		// does): the parent, to append the notification, is known from
+		// the task, whose parent never changes.
+		t, err := readTask(ctx, tx, id, false)
+		if err != nil {
+			return err
+		}
+		_, err = liveSession(ctx, tx, t.ParentSessionID, lockAppend)
+		parentLive := err == nil
+		if err != nil && !errors.Is(err, sa.ErrNotFound) {
+			return err
+		}
+		ended, err = updateTask(ctx, tx, id, change)
+		if err != nil {
+			return err
+		}
+		if !ended.Status.Terminal() {
+			return fmt.Errorf("%w: finishing task %s left it %s", sa.ErrInvalid, id, ended.Status)
+		}
+		if !parentLive {
+			return nil // the parent is gone: nobody to notify
+		}
+		batch, err := batchOf(ctx, tx, ended)
+		if err != nil {
+			return err
+		}
+		msg := note(ended, batch)
+		if err := msg.Validate(); err != nil {
+			return fmt.Errorf("notification: %w", err)
+		}
+		msgs, err := insertMessages(ctx, tx, ended.ParentSessionID, []sa.Message{msg})
+		if err != nil {
+			return err
+		}
+		stored = msgs[0]
+		return nil
+	})
+	if err != nil {
+		return sa.Task{}, sa.Message{}, fmt.Errorf("finish task %s: %w", id, err)
+	}
+	return ended, stored, nil
+}
+
+// updateTask reads a task with its row locked, applies change, checks the
+// result and writes it back, recording the change. The id, parent,
+// creation time and fork flag are fixed; a status change must be one
+// TaskStatus.CanBecome allows.
+func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Task) error) (sa.Task, error) {
+	old, err := readTask(ctx, tx, id, true)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	t, kind, err := storekit.ChangeTask(old, change)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	if !storable(t.RunnerID) {
+		return sa.Task{}, fmt.Errorf("%w: runner id %q", sa.ErrInvalid, t.RunnerID)
+	}
+	progress, err := json.Marshal(t.Progress)
+	if err != nil {
+		return sa.Task{}, fmt.Errorf("encode progress: %w", err)
+	}
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE tasks SET parent_message_id = $1, parent_agent = $2, description = $3, prompt = $4,
+		agent = $5, status = $6, started_at = $7, completed_at = $8, result_retrieved_at = $9, result = $10, error = $11,
+		progress = $12, batch_id = $13, resume_count = $14, timeout_ms = $15, runner_id = $16, cleared_at = $17,
+		description_folded = $18, tool_calls = $19 WHERE id = $20`,
+		t.ParentMessageID, bin(t.ParentAgent), bin(t.Description), bin(t.Prompt), bin(t.Agent), string(t.Status),
+		nanos(t.StartedAt), nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), bin(t.Result), bin(t.Error),
+		string(progress), bin(t.BatchID), t.ResumeCount, t.Timeout.Duration().Milliseconds(), t.RunnerID,
+		nullNanos(t.ClearedAt), bin(sa.FoldCase(t.Description)), t.Progress.ToolCalls, id)
+	if err := tx.recordAfter(ctx, b, kind, t.ParentSessionID, t.ID, t); err != nil {
+		return sa.Task{}, fmt.Errorf("update task: %w", err)
+	}
+	return t, nil
+}
+
+// batchOf returns the tasks of a task's batch, oldest first; a task
+// without a batch is a batch of one.
+func batchOf(ctx context.Context, q querier, t sa.Task) ([]sa.Task, error) {
+	if t.BatchID == "" {
+		return []sa.Task{t}, nil
+	}
+	rows, err := q.Query(ctx, `SELECT `+taskColumns+` FROM tasks WHERE batch_id = $1 AND parent_session_id = $2
+		ORDER BY created_at, id`, bin(t.BatchID), t.ParentSessionID)
+	if err != nil {
+		return nil, fmt.Errorf("read batch: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (sa.Task, error) { return scanTask(r) })
+	if err != nil {
+		return nil, fmt.Errorf("read batch: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,161 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	sa "github.com/superagents/superagents"
+)
+
+// The store benchmarks: every implementation runs the same ones with its
+// own opener, so that their figures can be set side by side.
+
+// Opener opens a fresh, empty store for one benchmark, closed when it ends.
+type Opener func(b *testing.B) sa.Store
+
+// Fill appends n short user/assistant messages to a session, in batches.
+func Fill(b *testing.B, st sa.Store, id string, n int) {
+	b.Helper()
+	const batch = 1000
+	for done := 0; done < n; done += batch {
+		msgs := make([]sa.Message, min(batch, n-done))
+		for i := range msgs {
+			role := sa.RoleUser
+			if i%2 == 1 {
+				role = sa.RoleAssistant
+			}
+			msgs[i] = sa.Message{Role: role, Parts: []sa.Part{sa.TextPart(fmt.Sprintf("message %d with some ordinary text in it", done+i))}}
+		}
+		if _, err := st.Append(context.Background(), id, msgs...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchFork measures one fork at growing parent histories: it must stay
+// flat, since a fork writes one row whatever the history.
+func BenchFork(b *testing.B, open Opener) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("parent=%d", n), func(b *testing.B) {
+			st := open(b)
+			parent, err := st.CreateSession(context.Background(), sa.NewSession{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			Fill(b, st, parent.ID, n)
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := st.Fork(context.Background(), parent.ID, sa.ForkOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchForkBytes reports how much the database grows per fork; size says
+// how big the store's data is now, with whatever settling it needs first.
+func BenchForkBytes(b *testing.B, open Opener, size func(b *testing.B, st sa.Store) int64) {
+	ctx := context.Background()
+	st := open(b)
+	parent, err := st.CreateSession(ctx, sa.NewSession{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	Fill(b, st, parent.ID, 10_000)
+	const forks = 2000
+	before := size(b, st)
+	b.ResetTimer()
+	for b.Loop() {
+		for range forks {
+			if _, err := st.Fork(ctx, parent.ID, sa.ForkOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(size(b, st)-before)/float64(forks*b.N), "bytes/fork")
+}
+
+// BenchReplayChain reads the history of the last session of a chain of
+// 100 forks holding 100,000 messages in all.
+func BenchReplayChain(b *testing.B, open Opener) {
+	ctx := context.Background()
+	st := open(b)
+	const depth, total = 100, 100_000
+	s, err := st.CreateSession(ctx, sa.NewSession{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for level := range depth {
+		Fill(b, st, s.ID, total/depth)
+		if level < depth-1 {
+			if s, err = st.Fork(ctx, s.ID, sa.ForkOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		hist, err := st.History(ctx, s.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(hist) != total {
+			b.Fatalf("history has %d messages, want %d", len(hist), total)
+		}
+	}
+	b.ReportMetric(float64(total)*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// BenchAppend measures appending one message per transaction, and batches
+// of 100 in one transaction.
+func BenchAppend(b *testing.B, open Opener) {
+	for _, batch := range []int{1, 100} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			ctx := context.Background()
+			st := open(b)
+			s, err := st.CreateSession(ctx, sa.NewSession{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			msgs := make([]sa.Message, batch)
+			for i := range msgs {
+				msgs[i] = sa.Message{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart("a message of ordinary length for a chat turn")}}
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := st.Append(ctx, s.ID, msgs...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(batch)*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+		})
+	}
+}
+
+// BenchParallelAppend appends one message per transaction from 8 writers
+// per CPU, each to a session of its own: what concurrent writers cost
+// each other in the store.
+func BenchParallelAppend(b *testing.B, open Opener) {
+	ctx := context.Background()
+	st := open(b)
+	b.SetParallelism(8)
+	msg := sa.Message{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart("a message of ordinary length for a chat turn")}}
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		s, err := st.CreateSession(ctx, sa.NewSession{})
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		for pb.Next() {
+			if _, err := st.Append(ctx, s.ID, msg); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+}
