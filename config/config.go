@@ -65,6 +65,10 @@ type Config struct {
 	Fork forkctx.Config `toml:"fork"`
 	// Permissions limit what the built-in tools may do.
 	Permissions tools.Policy `toml:"permissions"`
+	// Models are context windows and prices by "provider/model".
+	Models map[string]Model `toml:"models"`
+	// Compaction configures automatic compaction.
+	Compaction Compaction `toml:"compaction"`
 
 	// ModelOrigin says where Model came from: a file path, "env
 	// SUPERAGENTS_MODEL", "flag" or "default".
@@ -210,7 +214,9 @@ func Default() Config {
 			Timeout:           Duration{DefaultTaskTimeout},
 			InactivityTimeout: Duration{DefaultTaskInactivityTimeout},
 		},
-		Fork: forkctx.DefaultConfig(),
+		Fork:       forkctx.DefaultConfig(),
+		Models:     DefaultModels(),
+		Compaction: Compaction{Threshold: DefaultCompactionThreshold},
 	}
 	for _, b := range Builtins() {
 		c.Providers[b.Name] = b.Provider
@@ -393,6 +399,7 @@ func (c Config) Validate() error {
 	if err := c.Permissions.Validate(); err != nil {
 		errs = append(errs, &Error{Key: "permissions", Msg: err.Error()})
 	}
+	errs = append(errs, c.validateModels()...)
 	if c.Model != "" {
 		if _, _, _, err := c.Resolve(c.Model); err != nil {
 			msg := err.Error()
