@@ -86,10 +86,11 @@ parent's context, "(resumed)" tasks that were continued.`,
 				return err
 			}
 			if asJSON {
-				if list == nil {
-					list = []sa.Task{}
+				costed, err := a.costedTasks(cmd.Context(), st, list)
+				if err != nil {
+					return err
 				}
-				return writeJSON(a.env.Stdout, list)
+				return writeJSON(a.env.Stdout, costed)
 			}
 			return writeTaskTable(a.env.Stdout, list, time.Now())
 		},
