@@ -79,4 +79,3 @@ func Estimate(msgs []sa.Message, system string, tools []sa.ToolSpec) int {
 	}
 	return base + (bytes+3)/4
 }
-

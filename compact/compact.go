@@ -110,10 +110,11 @@ type Compactor struct {
 // Result is a compaction that was stored.
 type Result struct {
 	// Marker and Summary are the two messages stored, in order.
-	Marker, Summary sa.Message
+	Marker  sa.Message `json:"marker"`
+	Summary sa.Message `json:"summary"`
 	// Compacted is how many messages the summary replaces in what the
 	// model is sent.
-	Compacted int
+	Compacted int `json:"compacted"`
 }
 
 // Compact asks the model for a summary of what it is sent of the session
