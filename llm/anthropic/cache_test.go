@@ -23,13 +23,13 @@ import (
 // cacheFixture is a real store, the read tool over a real workspace, and
 // the SDK talking to the fake Messages API with its prompt cache.
 type cacheFixture struct {
-	t     *testing.T
+	t     testing.TB
 	store *sqlite.Store
 	srv   *llmtest.Server
 	loop  *agent.Loop
 }
 
-func newCacheFixture(t *testing.T, noCache bool) *cacheFixture {
+func newCacheFixture(t testing.TB, noCache bool) *cacheFixture {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.OpenDir(ctx, t.TempDir())
@@ -38,7 +38,11 @@ func newCacheFixture(t *testing.T, noCache bool) *cacheFixture {
 	}
 	t.Cleanup(func() { st.Close() })
 	dir := t.TempDir()
-	for name, text := range map[string]string{"a.txt": "alpha\n", "b.txt": "beta\n"} {
+	var big strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&big, "%d %s\n", i, strings.Repeat("lorem ipsum ", 160))
+	}
+	for name, text := range map[string]string{"a.txt": "alpha\n", "b.txt": "beta\n", "big.txt": big.String()} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
