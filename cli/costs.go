@@ -45,33 +45,33 @@ func (a *app) prices() (cost.Prices, error) {
 }
 
 func (a *app) costedSessions(ctx context.Context, st sa.Store, list []sa.SessionSummary) ([]costedSession, error) {
-	prices, err := a.prices()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]costedSession, 0, len(list))
-	for _, s := range list {
-		own, tree, err := treePrices(ctx, st, prices, s.ID)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, costedSession{SessionSummary: s, Cost: own, TreeCost: tree})
-	}
-	return out, nil
+	return withCosts(ctx, a, st, list, func(s sa.SessionSummary) string { return s.ID },
+		func(s sa.SessionSummary, own, tree cost.Price) costedSession {
+			return costedSession{SessionSummary: s, Cost: own, TreeCost: tree}
+		})
 }
 
 func (a *app) costedTasks(ctx context.Context, st sa.Store, list []sa.Task) ([]costedTask, error) {
+	return withCosts(ctx, a, st, list, func(t sa.Task) string { return t.ID },
+		func(t sa.Task, own, tree cost.Price) costedTask {
+			return costedTask{Task: t, Cost: own, TreeCost: tree}
+		})
+}
+
+// withCosts pairs each item of a listing with its costs (an empty listing
+// gives an empty array, not null).
+func withCosts[T, R any](ctx context.Context, a *app, st sa.Store, list []T, id func(T) string, pair func(T, cost.Price, cost.Price) R) ([]R, error) {
 	prices, err := a.prices()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]costedTask, 0, len(list))
-	for _, t := range list {
-		own, tree, err := treePrices(ctx, st, prices, t.ID)
+	out := make([]R, 0, len(list))
+	for _, item := range list {
+		own, tree, err := treePrices(ctx, st, prices, id(item))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, costedTask{Task: t, Cost: own, TreeCost: tree})
+		out = append(out, pair(item, own, tree))
 	}
 	return out, nil
 }

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,10 +15,10 @@ import (
 	"github.com/superagents/superagents/compact"
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/forkctx"
+	"github.com/superagents/superagents/internal/agenttest"
 	"github.com/superagents/superagents/llm/anthropic"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/sqlite"
-	"github.com/superagents/superagents/tools"
 )
 
 // e2e is a real store in a directory (so it can be reopened), the read
@@ -39,33 +37,12 @@ func newE2E(t *testing.T, window int) *e2e {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := sqlite.OpenDir(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	wsDir := t.TempDir()
+	st := agenttest.Store(t, dir)
 	var log strings.Builder
 	for i := 1; i <= 60; i++ {
 		fmt.Fprintf(&log, "line %d: %s\n", i, strings.Repeat("data ", 60))
 	}
-	if err := os.WriteFile(filepath.Join(wsDir, "log.txt"), []byte(log.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := tools.OpenWorkspace(wsDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	all, err := tools.Builtins(ws, tools.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	read, _ := all.Get("read")
-	set, err := tools.NewSet(read)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := agenttest.Tools(t, map[string]string{"log.txt": log.String()}, "read")
 	srv := llmtest.NewAnthropic(t)
 	p, err := anthropic.New(anthropic.Options{BaseURL: srv.BaseURL(), APIKey: "test", Limits: llmtest.SuiteLimits()})
 	if err != nil {

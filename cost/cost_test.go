@@ -12,7 +12,7 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/cost"
-	"github.com/superagents/superagents/sqlite"
+	"github.com/superagents/superagents/internal/agenttest"
 )
 
 var prices = config.Default().ModelInfo
@@ -61,11 +61,7 @@ var models = []string{"anthropic/claude-sonnet-4-5", "openai/gpt-4.1-mini-2025-0
 // with the per-session ones.
 func TestPropertyTreeAddsUp(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.OpenDir(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := agenttest.Store(t, t.TempDir())
 	rapid.Check(t, func(rt *rapid.T) {
 		appendSome := func(n *node, label string) {
 			count := rapid.IntRange(0, 4).Draw(rt, label+"/messages")

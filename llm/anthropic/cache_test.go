@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,11 +11,11 @@ import (
 	"github.com/superagents/superagents/agent"
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/forkctx"
+	"github.com/superagents/superagents/internal/agenttest"
 	"github.com/superagents/superagents/internal/golden"
 	"github.com/superagents/superagents/llm/anthropic"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/sqlite"
-	"github.com/superagents/superagents/tools"
 )
 
 // cacheFixture is a real store, the read tool over a real workspace, and
@@ -31,39 +29,12 @@ type cacheFixture struct {
 
 func newCacheFixture(t testing.TB, noCache bool) *cacheFixture {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.OpenDir(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	dir := t.TempDir()
+	st := agenttest.Store(t, t.TempDir())
 	var big strings.Builder
 	for i := 1; i <= 40; i++ {
 		fmt.Fprintf(&big, "%d %s\n", i, strings.Repeat("lorem ipsum ", 160))
 	}
-	for name, text := range map[string]string{"a.txt": "alpha\n", "b.txt": "beta\n", "big.txt": big.String()} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := tools.OpenWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	all, err := tools.Builtins(ws, tools.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	read, ok := all.Get("read")
-	if !ok {
-		t.Fatal("no read tool")
-	}
-	set, err := tools.NewSet(read)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := agenttest.Tools(t, map[string]string{"a.txt": "alpha\n", "b.txt": "beta\n", "big.txt": big.String()}, "read")
 	srv := llmtest.NewAnthropic(t)
 	p, err := anthropic.New(anthropic.Options{BaseURL: srv.BaseURL(), APIKey: "test", Limits: llmtest.SuiteLimits(), NoPromptCache: noCache})
 	if err != nil {

@@ -5,17 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/agent"
 	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/internal/agenttest"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/llm/openai"
-	"github.com/superagents/superagents/sqlite"
-	"github.com/superagents/superagents/tools"
 )
 
 // TestPrefixByteStable runs a five-step task with the built-in tools and
@@ -25,24 +22,8 @@ import (
 // that the cached tokens the API reports are stored on the messages.
 func TestPrefixByteStable(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.OpenDir(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := tools.OpenWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	set, err := tools.Builtins(ws, tools.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := agenttest.Store(t, t.TempDir())
+	set := agenttest.Tools(t, map[string]string{"a.txt": "alpha\n"}, "*")
 	srv := llmtest.NewOpenAI(t)
 	p, err := openai.New(openai.Options{BaseURL: srv.BaseURL(), APIKey: "k", StreamUsage: true, Limits: llmtest.SuiteLimits()})
 	if err != nil {
