@@ -3,6 +3,7 @@ package llmtest
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 )
 
 // The fake servers keep a prompt cache the way the real APIs report it,
@@ -187,4 +188,22 @@ func (s *Server) openaiUsage(body []byte) Usage {
 		}
 	}
 	return u
+}
+
+// anthropicMaxMarks is how many cache_control marks a request may carry.
+const anthropicMaxMarks = 4
+
+// invalid refuses a request with more cache marks than the API allows,
+// with the API's message.
+func (anthropicAPI) invalid(body []byte) string {
+	marks := 0
+	for _, p := range pieces(body, true) {
+		if p.marked {
+			marks++
+		}
+	}
+	if marks > anthropicMaxMarks {
+		return fmt.Sprintf("A maximum of %d blocks with cache_control may be provided. Found %d.", anthropicMaxMarks, marks)
+	}
+	return ""
 }

@@ -155,6 +155,8 @@ type api interface {
 	response(s *Server, req Request, r Reply) any
 	events(s *Server, req Request, r Reply) []event
 	errorEvent() event
+	// invalid returns the API's refusal of a body it cannot take, or "".
+	invalid(body []byte) string
 }
 
 // event is one server-sent event; an empty name writes only a data line.
@@ -260,6 +262,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if s.APIKey != "" && !s.api.authorized(r.Header, s.APIKey) {
 		s.record(req) // the queue is not consumed
 		writeJSON(w, http.StatusUnauthorized, s.api.errorBody(http.StatusUnauthorized, "authentication_error", "invalid API key"))
+		return
+	}
+	if msg := s.api.invalid(body); msg != "" {
+		s.record(req) // the queue is not consumed
+		writeJSON(w, http.StatusBadRequest, s.api.errorBody(http.StatusBadRequest, "invalid_request_error", msg))
 		return
 	}
 	reply, ok := s.next(req)

@@ -36,6 +36,8 @@ func (openaiAPI) errorBody(status int, kind, message string) any {
 	return map[string]any{"error": map[string]any{"message": message, "type": kind, "param": nil, "code": nil}}
 }
 
+func (openaiAPI) invalid([]byte) string { return "" }
+
 func (openaiAPI) errorEvent() event {
 	return event{data: map[string]any{"error": map[string]any{"message": "Overloaded", "type": "server_error"}}}
 }
