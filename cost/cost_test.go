@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
 	"pgregory.net/rapid"
 
 	sa "github.com/superagents/superagents"
@@ -14,6 +15,8 @@ import (
 	"github.com/superagents/superagents/cost"
 	"github.com/superagents/superagents/internal/agenttest"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 var prices = config.Default().ModelInfo
 
