@@ -12,6 +12,17 @@ import (
 // marker and the summary were stored (and reported as EventMessage).
 const EventCompacted EventType = "compacted"
 
+// Compactor returns a compactor with the loop's model, system prompt and
+// tools, so a summary request reads the conversation's cached prefix.
+func (l *Loop) Compactor() *compact.Compactor {
+	c := &compact.Compactor{Store: l.Store, Provider: l.Provider, Model: l.Model, ModelLabel: l.ModelLabel,
+		System: l.System, MaxTokens: l.MaxTokens}
+	if l.Tools != nil {
+		c.Tools = l.Tools.Specs()
+	}
+	return c
+}
+
 // compactIfDue compacts the session when the request it is about to send
 // passes the loop's compaction threshold, and returns the history to send
 // from (re-read after a compaction).
@@ -23,8 +34,7 @@ func (r *run) compactIfDue(ctx context.Context, history []sa.Message, specs []sa
 	if _, due := auto.Due(history, r.loop.System, specs); !due {
 		return history, nil
 	}
-	c := compact.Compactor{Store: r.loop.Store, Provider: r.loop.Provider, Model: r.loop.Model, ModelLabel: r.loop.ModelLabel,
-		System: r.loop.System, Tools: specs, MaxTokens: r.loop.MaxTokens}
+	c := r.loop.Compactor()
 	res, err := c.Compact(ctx, r.sessionID, "")
 	if res.Marker.ID != 0 {
 		r.emit(Event{Type: EventMessage, Step: r.out.Steps, Message: &res.Marker})

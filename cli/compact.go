@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/superagents/superagents/compact"
 	"github.com/superagents/superagents/engine"
 )
 
@@ -41,12 +40,7 @@ share of the model's context window (see [compaction] in config.toml).`,
 			if err != nil {
 				return err
 			}
-			c := compact.Compactor{Store: loop.Store, Provider: loop.Provider, Model: loop.Model, ModelLabel: loop.ModelLabel,
-				System: loop.System, MaxTokens: loop.MaxTokens}
-			if loop.Tools != nil {
-				c.Tools = loop.Tools.Specs()
-			}
-			res, err := c.Compact(ctx, sess.ID, strings.Join(args[1:], " "))
+			res, err := loop.Compactor().Compact(ctx, sess.ID, strings.Join(args[1:], " "))
 			if err != nil {
 				return err
 			}
