@@ -32,7 +32,8 @@ func treePrices(ctx context.Context, st sa.Store, prices cost.Prices, id string)
 	if err != nil {
 		return cost.Price{}, cost.Price{}, err
 	}
-	return t.Own.Price(prices), t.Total.Price(prices), nil
+	p := t.Priced(prices)
+	return p.Cost, p.TreeCost, nil
 }
 
 // prices returns the model table of the configuration.

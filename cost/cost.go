@@ -172,3 +172,22 @@ func taskTree(ctx context.Context, st sa.Store, id string, seen map[string]bool)
 	}
 	return tree, nil
 }
+
+// PricedTree is a Tree in dollars, as the API and the command line show
+// it.
+type PricedTree struct {
+	ID string `json:"id"`
+	// Cost is the session's own; TreeCost adds every task it launched.
+	Cost     Price        `json:"cost"`
+	TreeCost Price        `json:"tree_cost"`
+	Tasks    []PricedTree `json:"tasks,omitempty"`
+}
+
+// Priced prices the tree and every subtree.
+func (t Tree) Priced(prices Prices) PricedTree {
+	p := PricedTree{ID: t.ID, Cost: t.Own.Price(prices), TreeCost: t.Total.Price(prices)}
+	for _, c := range t.Children {
+		p.Tasks = append(p.Tasks, c.Priced(prices))
+	}
+	return p
+}

@@ -211,6 +211,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/sessions/{id}/fork", s.forkSession)
 	mux.HandleFunc("POST /v1/sessions/{id}/clear", s.clearSession)
 	mux.HandleFunc("POST /v1/sessions/{id}/compact", s.compactSession)
+	mux.HandleFunc("GET /v1/sessions/{id}/cost", s.sessionCost)
 	mux.HandleFunc("GET /v1/events", s.events)
 	if s.opts.MCP != nil {
 		mcp := s.endStreamsOnShutdown(s.opts.MCP)
