@@ -74,14 +74,7 @@ func TestModelsFromFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if err := os.MkdirAll(filepath.Join(dir, "superagents"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, "superagents", FileName), []byte(tt.file), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			c, err := Load(Options{LookupEnv: env{"XDG_CONFIG_HOME": dir}.lookup})
+			c, err := loadUserFile(t, tt.file)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -94,4 +87,35 @@ func TestModelsFromFile(t *testing.T) {
 			tt.check(t, c)
 		})
 	}
+}
+
+// The TOML examples of docs/costs-and-compaction.md load.
+func TestCostDocExamples(t *testing.T) {
+	doc, err := os.ReadFile("../docs/costs-and-compaction.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(doc), "```toml\n")[1:]
+	if len(blocks) == 0 {
+		t.Fatal("no TOML example found")
+	}
+	for i, b := range blocks {
+		example, _, _ := strings.Cut(b, "```")
+		if _, err := loadUserFile(t, example); err != nil {
+			t.Errorf("example %d: %v\n%s", i+1, err, example)
+		}
+	}
+}
+
+// loadUserFile loads the configuration with text as the user file.
+func loadUserFile(t *testing.T, text string) (Config, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "superagents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "superagents", FileName), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Load(Options{LookupEnv: env{"XDG_CONFIG_HOME": dir}.lookup})
 }
