@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/compact"
 	"github.com/superagents/superagents/tools"
 )
 
@@ -51,6 +52,11 @@ type Loop struct {
 	RepeatLimit int
 	// MaxTokens caps each response; 0 is the provider's default.
 	MaxTokens int
+	// Compaction, if set, compacts the session before a model request
+	// once its context passes the threshold, so a long turn does not die
+	// of a full context window. A stored compaction is honoured either
+	// way: the model is sent the latest summary and what follows it.
+	Compaction *compact.Auto
 	// OnEvent, if set, sees the turn as it happens. Calls are serialized.
 	OnEvent func(Event)
 }
@@ -209,6 +215,13 @@ func (r *run) step(ctx context.Context) ([]sa.Part, int64, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("read history: %w", err)
 	}
+	var specs []sa.ToolSpec
+	if r.loop.Tools != nil {
+		specs = r.loop.Tools.Specs()
+	}
+	if history, err = r.compactIfDue(ctx, history, specs); err != nil {
+		return nil, 0, err
+	}
 	var seen int64
 	if len(history) > 0 {
 		seen = history[len(history)-1].ID
@@ -216,11 +229,9 @@ func (r *run) step(ctx context.Context) ([]sa.Part, int64, error) {
 	req := sa.ModelRequest{
 		Model:     r.loop.Model,
 		System:    r.loop.System,
-		Messages:  history, // providers put it in the shape their API wants
+		Messages:  compact.View(history), // providers put it in the shape their API wants
 		MaxTokens: r.loop.MaxTokens,
-	}
-	if r.loop.Tools != nil {
-		req.Tools = r.loop.Tools.Specs()
+		Tools:     specs,
 	}
 
 	var acc accumulator

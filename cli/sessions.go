@@ -38,10 +38,11 @@ creation time and title.`,
 				return err
 			}
 			if asJSON {
-				if list == nil {
-					list = []sa.SessionSummary{}
+				costed, err := a.costedSessions(cmd.Context(), st, list)
+				if err != nil {
+					return err
 				}
-				return writeJSON(a.env.Stdout, list)
+				return writeJSON(a.env.Stdout, costed)
 			}
 			return writeSessionTable(a.env.Stdout, list, time.Local)
 		},

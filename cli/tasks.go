@@ -59,7 +59,11 @@ parent's context, "(resumed)" tasks that were continued.`,
 				return err
 			}
 			if asJSON {
-				return writeJSON(a.env.Stdout, tasks.NewViews(list, time.Now()))
+				costed, err := a.costedTasks(cmd.Context(), st, list)
+				if err != nil {
+					return err
+				}
+				return writeJSON(a.env.Stdout, costed)
 			}
 			return writeTaskTable(a.env.Stdout, list, time.Now())
 		},

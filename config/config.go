@@ -67,6 +67,10 @@ type Config struct {
 	Permissions tools.Policy `toml:"permissions"`
 	// Database chooses the store: SQLite (the default) or PostgreSQL.
 	Database Database `toml:"database"`
+	// Models are context windows and prices by "provider/model".
+	Models map[string]Model `toml:"models"`
+	// Compaction configures automatic compaction.
+	Compaction Compaction `toml:"compaction"`
 
 	// ModelOrigin says where Model came from: a file path, "env
 	// SUPERAGENTS_MODEL", "flag" or "default".
@@ -212,7 +216,9 @@ func Default() Config {
 			Timeout:           Duration{DefaultTaskTimeout},
 			InactivityTimeout: Duration{DefaultTaskInactivityTimeout},
 		},
-		Fork: forkctx.DefaultConfig(),
+		Fork:       forkctx.DefaultConfig(),
+		Models:     DefaultModels(),
+		Compaction: Compaction{Threshold: DefaultCompactionThreshold},
 	}
 	for _, b := range Builtins() {
 		c.Providers[b.Name] = b.Provider
@@ -398,6 +404,7 @@ func (c Config) Validate() error {
 	if err := c.Permissions.Validate(); err != nil {
 		errs = append(errs, &Error{Key: "permissions", Msg: err.Error()})
 	}
+	errs = append(errs, c.validateModels()...)
 	if c.Model != "" {
 		if _, _, _, err := c.Resolve(c.Model); err != nil {
 			msg := err.Error()

@@ -15,6 +15,7 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/agent"
 	"github.com/superagents/superagents/agents"
+	"github.com/superagents/superagents/compact"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/llm"
 	"github.com/superagents/superagents/tools"
@@ -99,6 +100,7 @@ func (e *Engine) Loop(ctx context.Context, sess sa.Session, opts TurnOptions) (*
 		MaxSteps:    cmp.Or(profile.MaxSteps, e.Config.Limits.MaxSteps),
 		RepeatLimit: e.Config.Limits.RepeatLimit,
 		MaxTokens:   e.Config.Limits.MaxOutputTokens,
+		Compaction:  compact.ForModel(e.Config, model),
 		OnEvent:     opts.OnEvent,
 	}, nil
 }

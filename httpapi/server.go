@@ -205,6 +205,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/sessions/{id}/clear", s.clearSession)
 	mux.HandleFunc("DELETE /v1/sessions/{id}", s.deleteSession)
 	mux.HandleFunc("POST /v1/sessions/{id}/tasks/clear", s.clearTasks)
+	mux.HandleFunc("POST /v1/sessions/{id}/compact", s.compactSession)
+	mux.HandleFunc("GET /v1/sessions/{id}/cost", s.sessionCost)
 	mux.HandleFunc("GET /v1/events", s.events)
 	if s.opts.MCP != nil {
 		mcp := s.endStreamsOnShutdown(s.opts.MCP)

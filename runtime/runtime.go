@@ -23,6 +23,7 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/agent"
 	"github.com/superagents/superagents/agents"
+	"github.com/superagents/superagents/compact"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/events"
@@ -279,4 +280,21 @@ func Describe(err error) string {
 		return ts.Error()
 	}
 	return strings.TrimSpace(err.Error())
+}
+
+// Compact asks the session's model for a summary of its conversation and
+// stores it (the compaction marker, then the summary), lease held: no turn
+// starts while the summary is written. model, if set, overrides the
+// session's model for the summary. A task's session compacts on its own.
+func (rt *Runtime) Compact(ctx context.Context, sessionID, holder, model, instructions string) (compact.Result, error) {
+	t, err := rt.Begin(ctx, sessionID, holder)
+	if err != nil {
+		return compact.Result{}, err
+	}
+	defer t.End()
+	loop, err := rt.Engine.Loop(ctx, t.session, engine.TurnOptions{Model: model})
+	if err != nil {
+		return compact.Result{}, err
+	}
+	return loop.Compactor().Compact(ctx, sessionID, instructions)
 }

@@ -37,6 +37,8 @@ type Options struct {
 	// most Limits.RequestTimeout for response headers (a client given here
 	// keeps its own timeouts).
 	HTTPClient *http.Client
+	// NoPromptCache sends no cache_control breakpoints (see markCache).
+	NoPromptCache bool
 }
 
 // Provider streams responses from the Messages API. It is safe for
@@ -45,6 +47,8 @@ type Provider struct {
 	client sdk.Client
 	limits config.Limits
 	call   wire.Call
+	// noCache turns the cache breakpoints off.
+	noCache bool
 }
 
 // New returns a Provider. The SDK reads nothing from the environment: the
@@ -63,7 +67,7 @@ func New(o Options) (*Provider, error) {
 	if e.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(e.APIKey))
 	}
-	return &Provider{client: sdk.NewClient(opts...), limits: e.Limits, call: call}, nil
+	return &Provider{client: sdk.NewClient(opts...), limits: e.Limits, call: call, noCache: o.NoPromptCache}, nil
 }
 
 // Stream sends the request and yields the response as it arrives: text and

@@ -19,7 +19,8 @@ import (
 //   - reasoning is sent back only where the API requires it: the signed
 //     thinking blocks of assistant turns that called tools after the last
 //     user turn (the tool-use loop in progress). A reasoning part with a
-//     signature and no text is a redacted_thinking block.
+//     signature and no text is a redacted_thinking block;
+//   - cache breakpoints are placed as markCache says, unless NoPromptCache.
 func (p *Provider) params(req superagents.ModelRequest) (sdk.MessageNewParams, error) {
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
@@ -65,6 +66,16 @@ func (p *Provider) params(req superagents.ModelRequest) (sdk.MessageNewParams, e
 			turns = appendTurn(turns, superagents.RoleAssistant, assistantBlocks(m, i >= loopStart))
 		}
 	}
+	for _, t := range req.Tools {
+		tool, err := toolParam(t)
+		if err != nil {
+			return sdk.MessageNewParams{}, err
+		}
+		params.Tools = append(params.Tools, tool)
+	}
+	if !p.noCache {
+		markCache(&params, turns)
+	}
 	for _, t := range turns {
 		if t.role == superagents.RoleUser {
 			params.Messages = append(params.Messages, sdk.NewUserMessage(t.blocks...))
@@ -74,13 +85,6 @@ func (p *Provider) params(req superagents.ModelRequest) (sdk.MessageNewParams, e
 	}
 	if len(params.Messages) == 0 {
 		return sdk.MessageNewParams{}, fmt.Errorf("%w: the conversation has no message for the model", superagents.ErrInvalid)
-	}
-	for _, t := range req.Tools {
-		tool, err := toolParam(t)
-		if err != nil {
-			return sdk.MessageNewParams{}, err
-		}
-		params.Tools = append(params.Tools, tool)
 	}
 	return params, nil
 }

@@ -94,11 +94,11 @@ func (a anthropicAPI) message(s *Server, req Request, content []map[string]any, 
 }
 
 func (a anthropicAPI) response(s *Server, req Request, r Reply) any {
-	return a.message(s, req, a.blocks(s, r), a.stopReason(r), r.usage(req))
+	return a.message(s, req, a.blocks(s, r), a.stopReason(r), r.usage(s, req, s.anthropicUsage))
 }
 
 func (a anthropicAPI) events(s *Server, req Request, r Reply) []event {
-	u := r.usage(req)
+	u := r.usage(s, req, s.anthropicUsage)
 	start := a.message(s, req, nil, nil, Usage{InputTokens: u.InputTokens, OutputTokens: 1, CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens})
 	events := []event{
 		{name: "message_start", data: map[string]any{"type": "message_start", "message": start}},
@@ -140,7 +140,10 @@ func (a anthropicAPI) events(s *Server, req Request, r Reply) []event {
 		event{name: "message_delta", final: true, data: map[string]any{
 			"type":  "message_delta",
 			"delta": map[string]any{"stop_reason": a.stopReason(r), "stop_sequence": nil},
-			"usage": map[string]any{"output_tokens": u.OutputTokens},
+			"usage": map[string]any{
+				"output_tokens": u.OutputTokens, "input_tokens": u.InputTokens,
+				"cache_read_input_tokens": u.CacheReadTokens, "cache_creation_input_tokens": u.CacheWriteTokens,
+			},
 		}},
 		event{name: "message_stop", final: true, data: map[string]any{"type": "message_stop"}},
 	)

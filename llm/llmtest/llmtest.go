@@ -130,6 +130,9 @@ type Server struct {
 	// APIKey, when set, is required: a request without it is refused with
 	// 401, as the real APIs do.
 	APIKey string
+	// CacheMinTokens is the shortest prefix the prompt cache keeps (the
+	// real APIs keep none under 1,024 tokens); 0 caches any prefix.
+	CacheMinTokens int
 
 	api  api
 	t    testing.TB
@@ -141,6 +144,7 @@ type Server struct {
 	handler  func(Request) Reply
 	requests []Request
 	calls    int
+	cache    promptCache
 }
 
 // api is the wire format a server speaks.
@@ -151,6 +155,8 @@ type api interface {
 	response(s *Server, req Request, r Reply) any
 	events(s *Server, req Request, r Reply) []event
 	errorEvent() event
+	// invalid returns the API's refusal of a body it cannot take, or "".
+	invalid(body []byte) string
 }
 
 // event is one server-sent event; an empty name writes only a data line.
@@ -256,6 +262,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if s.APIKey != "" && !s.api.authorized(r.Header, s.APIKey) {
 		s.record(req) // the queue is not consumed
 		writeJSON(w, http.StatusUnauthorized, s.api.errorBody(http.StatusUnauthorized, "authentication_error", "invalid API key"))
+		return
+	}
+	if msg := s.api.invalid(body); msg != "" {
+		s.record(req) // the queue is not consumed
+		writeJSON(w, http.StatusBadRequest, s.api.errorBody(http.StatusBadRequest, "invalid_request_error", msg))
 		return
 	}
 	reply, ok := s.next(req)
@@ -416,8 +427,11 @@ func (c ToolCall) input() string {
 	return c.Input
 }
 
-// usage returns the reply's usage, estimated when it was not given.
-func (r Reply) usage(req Request) Usage {
+// usage returns the reply's usage. When the reply gives none, the output
+// is estimated from the reply's size and the input side comes from the
+// server's prompt cache (see cache.go), which this call updates: call it
+// once per request.
+func (r Reply) usage(s *Server, req Request, cached func([]byte) Usage) Usage {
 	if r.Usage != (Usage{}) {
 		return r.Usage
 	}
@@ -425,7 +439,9 @@ func (r Reply) usage(req Request) Usage {
 	for _, c := range r.ToolCalls {
 		out += len(c.Name) + len(c.Input)
 	}
-	return Usage{InputTokens: len(req.Body)/4 + 1, OutputTokens: out/4 + 1}
+	u := cached(req.Body)
+	u.OutputTokens = out/4 + 1
+	return u
 }
 
 // model returns the request's model, echoed in responses.

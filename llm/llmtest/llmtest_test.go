@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -320,5 +321,58 @@ func TestSplit(t *testing.T) {
 	}
 	if got := halves("{\"é\":1}"); strings.Join(got, "") != "{\"é\":1}" || len(got) != 2 {
 		t.Errorf("halves = %q", got)
+	}
+}
+
+// The fake Messages API refuses more than four cache marks, as the real
+// one does, and reports what a request read from and wrote to its cache.
+func TestAnthropicPromptCache(t *testing.T) {
+	srv := NewAnthropic(t)
+	srv.Handle(func(Request) Reply { return Reply{Text: "ok"} })
+	block := func(text string, marked bool) string {
+		if marked {
+			return fmt.Sprintf(`{"type":"text","text":%q,"cache_control":{"type":"ephemeral"}}`, text)
+		}
+		return fmt.Sprintf(`{"type":"text","text":%q}`, text)
+	}
+	post := func(blocks ...string) (int, map[string]any) {
+		body := `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":[` + strings.Join(blocks, ",") + `]}]}`
+		resp, err := http.Post(srv.URL+"/v1/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, out
+	}
+	usage := func(out map[string]any) [3]float64 {
+		u := out["usage"].(map[string]any)
+		return [3]float64{u["input_tokens"].(float64), u["cache_read_input_tokens"].(float64), u["cache_creation_input_tokens"].(float64)}
+	}
+	long := strings.Repeat("x", 396) // 106 tokens with its JSON
+
+	if code, out := post(block("a", true), block("b", true), block("c", true), block("d", true), block("e", true)); code != 400 ||
+		!strings.Contains(fmt.Sprint(out), "A maximum of 4 blocks with cache_control may be provided. Found 5.") {
+		t.Fatalf("five marks: %d %v", code, out)
+	}
+	tests := []struct {
+		name   string
+		blocks []string
+		want   [3]float64 // input, cache read, cache write
+	}{
+		{"first request writes its prefix", []string{block(long, true), block("tail", false)}, [3]float64{8, 0, 106}},
+		{"same prefix is read back", []string{block(long, true), block("more", true)}, [3]float64{0, 106, 8}},
+		{"a mark within 20 blocks finds the longest cached prefix", []string{block(long, false), block("more", false), block("new", true)}, [3]float64{0, 114, 8}},
+		{"a changed first block reads nothing", []string{block(long+"!", true)}, [3]float64{0, 0, 106}},
+		{"no mark, no cache", []string{block(long, false)}, [3]float64{106, 0, 0}},
+	}
+	for _, tt := range tests {
+		code, out := post(tt.blocks...)
+		if code != 200 || usage(out) != tt.want {
+			t.Errorf("%s: %d, usage %v; want %v", tt.name, code, usage(out), tt.want)
+		}
 	}
 }

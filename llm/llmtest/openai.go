@@ -36,6 +36,8 @@ func (openaiAPI) errorBody(status int, kind, message string) any {
 	return map[string]any{"error": map[string]any{"message": message, "type": kind, "param": nil, "code": nil}}
 }
 
+func (openaiAPI) invalid([]byte) string { return "" }
+
 func (openaiAPI) errorEvent() event {
 	return event{data: map[string]any{"error": map[string]any{"message": "Overloaded", "type": "server_error"}}}
 }
@@ -83,12 +85,13 @@ func (a openaiAPI) response(s *Server, req Request, r Reply) any {
 	return map[string]any{
 		"id": s.id("chatcmpl-"), "object": "chat.completion", "created": 1700000000, "model": model(req),
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": a.finishReason(r)}},
-		"usage":   a.usage(r.usage(req)),
+		"usage":   a.usage(r.usage(s, req, s.openaiUsage)),
 	}
 }
 
 func (a openaiAPI) events(s *Server, req Request, r Reply) []event {
 	id := s.id("chatcmpl-")
+	usage := r.usage(s, req, s.openaiUsage)
 	chunk := func(delta map[string]any, finish any) event {
 		return event{data: map[string]any{
 			"id": id, "object": "chat.completion.chunk", "created": 1700000000, "model": model(req),
@@ -121,7 +124,7 @@ func (a openaiAPI) events(s *Server, req Request, r Reply) []event {
 	if wantsUsage(req) {
 		events = append(events, event{final: true, data: map[string]any{
 			"id": id, "object": "chat.completion.chunk", "created": 1700000000, "model": model(req),
-			"choices": []any{}, "usage": a.usage(r.usage(req)),
+			"choices": []any{}, "usage": a.usage(usage),
 		}})
 	}
 	return append(events, event{data: "[DONE]", final: true})
