@@ -14,7 +14,8 @@ type builder struct {
 	msgs  []sa.Message
 	keys  []string   // host id of each assistant reply, to merge its pieces
 	marks []Position // the position after each message's last record
-	names map[string]string
+	names    map[string]string // tool name by call id
+	answered map[string]bool
 	title string
 	model string
 	// openFrom, when 0 or more, is the first message the host has not
@@ -22,7 +23,7 @@ type builder struct {
 	openFrom int
 }
 
-func newBuilder() *builder { return &builder{names: map[string]string{}, openFrom: -1} }
+func newBuilder() *builder { return &builder{names: map[string]string{}, answered: map[string]bool{}, openFrom: -1} }
 
 func (b *builder) push(m sa.Message, key string, at Position) {
 	b.msgs = append(b.msgs, m)
@@ -62,10 +63,12 @@ func (b *builder) assistant(key, model string, parts []sa.Part, at Position) {
 // result adds one tool result; results that follow each other share one
 // tool message, as the agent loop writes them.
 func (b *builder) result(callID, output string, isError bool, at Position) {
-	if callID == "" {
-		return
+	name, called := b.names[callID]
+	if !called || b.answered[callID] {
+		return // a result must answer a call made before it, once
 	}
-	p := sa.Part{Type: sa.PartToolResult, CallID: callID, Name: b.names[callID], Output: output, IsError: isError}
+	b.answered[callID] = true
+	p := sa.Part{Type: sa.PartToolResult, CallID: callID, Name: name, Output: output, IsError: isError}
 	if m := b.last(); m != nil && m.Role == sa.RoleTool {
 		m.Parts = append(m.Parts, p)
 		b.marks[len(b.marks)-1] = at
