@@ -49,6 +49,7 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("ChangeNotifier", func(t *testing.T) { testChangeNotifier(t, factory) })
 	t.Run("FinishTask", func(t *testing.T) { testFinishTask(t, factory) })
 	t.Run("Runners", func(t *testing.T) { testRunners(t, factory) })
+	t.Run("HostLinks", func(t *testing.T) { testHostLinks(t, factory) })
 }
 
 // idsInOrder is an id generator that hands out ids in the order given,
