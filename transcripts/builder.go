@@ -11,19 +11,21 @@ import (
 // after which host record each message ends, and splits off at the end the
 // messages that may still grow.
 type builder struct {
-	msgs  []sa.Message
-	keys  []string   // host id of each assistant reply, to merge its pieces
-	marks []Position // the position after each message's last record
+	msgs     []sa.Message
+	keys     []string          // host id of each assistant reply, to merge its pieces
+	marks    []Position        // the position after each message's last record
 	names    map[string]string // tool name by call id
 	answered map[string]bool
-	title string
-	model string
+	title    string
+	model    string
 	// openFrom, when 0 or more, is the first message the host has not
 	// finished writing.
 	openFrom int
 }
 
-func newBuilder() *builder { return &builder{names: map[string]string{}, answered: map[string]bool{}, openFrom: -1} }
+func newBuilder() *builder {
+	return &builder{names: map[string]string{}, answered: map[string]bool{}, openFrom: -1}
+}
 
 func (b *builder) push(m sa.Message, key string, at Position) {
 	b.msgs = append(b.msgs, m)
