@@ -19,19 +19,19 @@ import (
 // a compact_boundary record continues through its logicalParentUuid.
 
 type ccLine struct {
-	Type              string          `json:"type"`
-	Subtype           string          `json:"subtype"`
-	UUID              string          `json:"uuid"`
-	ParentUUID        *string         `json:"parentUuid"`
-	LogicalParentUUID string          `json:"logicalParentUuid"`
-	IsSidechain       bool            `json:"isSidechain"`
-	IsMeta            bool            `json:"isMeta"`
-	IsCompactSummary  bool            `json:"isCompactSummary"`
-	SessionID         string          `json:"sessionId"`
-	LeafUUID          string          `json:"leafUuid"`
-	MessageID         string          `json:"messageId"`
-	Cwd               string          `json:"cwd"`
-	Message           json.RawMessage `json:"message"`
+	Type              string     `json:"type"`
+	Subtype           string     `json:"subtype"`
+	UUID              string     `json:"uuid"`
+	ParentUUID        *string    `json:"parentUuid"`
+	LogicalParentUUID string     `json:"logicalParentUuid"`
+	IsSidechain       bool       `json:"isSidechain"`
+	IsMeta            bool       `json:"isMeta"`
+	IsCompactSummary  bool       `json:"isCompactSummary"`
+	SessionID         string     `json:"sessionId"`
+	LeafUUID          string     `json:"leafUuid"`
+	MessageID         string     `json:"messageId"`
+	Cwd               string     `json:"cwd"`
+	Message           *ccMessage `json:"message"`
 }
 
 type ccMessage struct {
@@ -238,13 +238,10 @@ func claudeRecord(b *builder, rec ccRecord) error {
 	default:
 		return nil
 	}
-	if rec.IsMeta || len(rec.Message) == 0 {
+	if rec.IsMeta || rec.Message == nil {
 		return nil
 	}
-	var msg ccMessage
-	if err := json.Unmarshal(rec.Message, &msg); err != nil {
-		return err
-	}
+	msg := rec.Message
 	text, blocks, err := ccContent(msg.Content)
 	if err != nil {
 		return err

@@ -34,7 +34,14 @@ func readLines(path string, from Position) ([]rawLine, error) {
 			return nil, fmt.Errorf("read transcript: %w", err)
 		}
 	}
-	data, err := io.ReadAll(f)
+	// Size the buffer from the file: the transcript is usually read whole.
+	var data []byte
+	if fi, err := f.Stat(); err == nil && fi.Size() > from.Offset {
+		data = make([]byte, 0, fi.Size()-from.Offset+512)
+	}
+	buf := bytes.NewBuffer(data)
+	_, err = buf.ReadFrom(f)
+	data = buf.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
