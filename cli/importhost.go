@@ -177,10 +177,14 @@ func (a *app) locateTranscript(ctx context.Context, host transcripts.Host, lates
 		if err != nil {
 			return transcripts.Transcript{}, hostError(err)
 		}
-		if len(found) == 0 {
-			return transcripts.Transcript{}, usagef("no %s conversation found for %s", host.Label(), dir)
+		// Hosts leave files without a conversation behind (a session opened
+		// and left at once): the newest one that holds messages is meant.
+		for _, t := range found {
+			if res, err := transcripts.Read(ctx, t, transcripts.Position{}); err == nil && len(res.All()) > 0 {
+				return t, nil
+			}
 		}
-		return found[0], nil
+		return transcripts.Transcript{}, usagef("no %s conversation found for %s", host.Label(), dir)
 	case len(args) == 0:
 		return transcripts.Transcript{}, usagef("import --from %s takes a transcript path, a %s session id, or --latest", host, host.Label())
 	case args[0] == "-":

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/superagents/superagents/transcripts"
 )
@@ -60,6 +61,12 @@ func TestImportFromClaudeCode(t *testing.T) {
 	installFile(t, fixtures+"claudecode.jsonl", path)
 	os.WriteFile(path, data[:strings.LastIndexByte(string(data), '\n')+1], 0o644)
 
+	// A newer file without a conversation (a session left at once) is
+	// passed over by --latest.
+	empty := filepath.Join(filepath.Dir(path), "99999999-0000-4000-8000-000000000000.jsonl")
+	os.WriteFile(empty, []byte(`{"type":"summary","summary":"x","leafUuid":"y"}`+"\n"), 0o644)
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(empty, later, later)
 	r := h.run("import", "--from", "claude-code", "--latest", "--workspace", ws)
 	if r.code != 0 {
 		t.Fatalf("import: exit %d: %s", r.code, r.stderr)

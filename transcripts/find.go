@@ -146,14 +146,14 @@ func FindPendingCall(ctx context.Context, host Host, dir string, env Env, toolSu
 }
 
 // holdsCall reports whether the newest assistant message calls the tool
-// with these arguments.
+// with these arguments, and the call has no result yet.
 func holdsCall(msgs []sa.Message, toolSuffix string, want any) bool {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role != sa.RoleAssistant {
 			continue
 		}
 		for _, p := range msgs[i].Parts {
-			if p.Type != sa.PartToolCall || !strings.HasSuffix(p.Name, toolSuffix) {
+			if p.Type != sa.PartToolCall || !strings.HasSuffix(p.Name, toolSuffix) || answered(msgs[i+1:], p.CallID) {
 				continue
 			}
 			var got any
@@ -162,6 +162,17 @@ func holdsCall(msgs []sa.Message, toolSuffix string, want any) bool {
 			}
 		}
 		return false
+	}
+	return false
+}
+
+func answered(msgs []sa.Message, callID string) bool {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Type == sa.PartToolResult && p.CallID == callID {
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -624,6 +624,14 @@ func TestFindPendingCall(t *testing.T) {
 	if !errors.Is(err, sa.ErrNotFound) {
 		t.Errorf("other arguments: %v, want ErrNotFound", err)
 	}
+	// Once answered, the call is no longer pending.
+	f, _ = os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	fmt.Fprintf(f, `{"type":"user","uuid":"p-3","parentUuid":"p-2","sessionId":%q,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_p","content":"Task started"}]}}`+"\n", claudeSession)
+	f.Close()
+	_, _, err = transcripts.FindPendingCall(ctx, transcripts.ClaudeCode, fixtureDir, env(home), "superagents_task", json.RawMessage(args))
+	if !errors.Is(err, sa.ErrNotFound) {
+		t.Errorf("an answered call: %v, want ErrNotFound", err)
+	}
 }
 
 func TestParseHost(t *testing.T) {
