@@ -112,6 +112,7 @@ func opencodeSessions(ctx context.Context, env Env, keep func(ocSession) bool) (
 		return nil, err
 	}
 	var out []Transcript
+	inDB := map[string]bool{}
 	dbPath := filepath.Join(data, OpenCodeDB)
 	if _, err := os.Stat(dbPath); err == nil {
 		db, err := openReadOnly(dbPath)
@@ -129,6 +130,7 @@ func opencodeSessions(ctx context.Context, env Env, keep func(ocSession) bool) (
 			if err := rows.Scan(&s.ID, &s.ParentID, &s.Directory, &s.Time.Updated); err != nil {
 				return nil, fmt.Errorf("read OpenCode sessions: %w", err)
 			}
+			inDB[s.ID] = true
 			if keep(s) {
 				out = append(out, Transcript{Host: OpenCode, Path: dbPath, SessionID: s.ID, Dir: s.Directory, Updated: time.UnixMilli(s.Time.Updated)})
 			}
@@ -144,7 +146,9 @@ func opencodeSessions(ctx context.Context, env Env, keep func(ocSession) bool) (
 			continue
 		}
 		var s ocSession
-		if json.Unmarshal(raw, &s) != nil || s.ID == "" || !keep(s) {
+		// OpenCode leaves the JSON files behind when it moves them into its
+		// database: the database's copy is the live one.
+		if json.Unmarshal(raw, &s) != nil || s.ID == "" || inDB[s.ID] || !keep(s) {
 			continue
 		}
 		out = append(out, Transcript{Host: OpenCode, Path: f, SessionID: s.ID, Dir: s.Directory, Updated: time.UnixMilli(s.Time.Updated)})

@@ -429,6 +429,22 @@ func TestNotATranscript(t *testing.T) {
 	})
 }
 
+// TestOpenCodeMigrated: OpenCode keeps its old JSON files after moving
+// them into its database; the session is found once, in the database.
+func TestOpenCodeMigrated(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	copyTree(t, "testdata/opencode/storage", filepath.Join(opencodeData(home), "storage"))
+	db := opencodeDB(t, "testdata/opencode/storage", opencodeData(home))
+	found, err := transcripts.Find(ctx, transcripts.OpenCode, fixtureDir, env(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].Path != db {
+		t.Fatalf("Find = %+v, want the database's session only", found)
+	}
+}
+
 func TestFindNewestFirst(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
