@@ -93,8 +93,11 @@ func (a *app) importFromHost(ctx context.Context, h hostImport, args []string, a
 		if title == "" {
 			title = res.Title
 		}
+		// The host's model name is not one of ours (provider/model): the
+		// session runs on the configured model; each message keeps the
+		// host's name for the record.
 		sess, created, err := links.CreateHostSession(ctx,
-			sa.NewSession{Agent: agent, Model: res.Model, Title: title, Messages: res.Messages},
+			sa.NewSession{Agent: agent, Title: title, Messages: res.Messages},
 			sa.HostLink{Host: string(host), HostSessionID: t.SessionID, Position: string(pos)})
 		if err != nil {
 			return err
