@@ -157,7 +157,7 @@ func readClaude(t Transcript, from Position) (Result, error) {
 		if rec.UUID == "" {
 			continue // summaries, file snapshots, queue operations: not conversation
 		}
-		rec.at = Position{Offset: l.end, Line: l.no, LastID: rec.UUID}
+		rec.at = l.at(rec.UUID)
 		if _, dup := byUUID[rec.UUID]; !dup {
 			// A record copied again later keeps its uuid; the first one
 			// holds its place in the conversation.

@@ -148,7 +148,7 @@ func readCodex(t Transcript, from Position) (Result, error) {
 			continue
 		}
 		parsed++
-		at := Position{Offset: l.end, Line: l.no, LastID: fmt.Sprintf("line %d", l.no)}
+		at := l.at(fmt.Sprintf("line %d", l.no))
 		switch line.Type {
 		case "session_meta":
 			meta = true

@@ -115,6 +115,9 @@ type Position struct {
 	Offset int64  `json:"offset,omitempty"`
 	Line   int64  `json:"line,omitempty"`
 	LastID string `json:"last_id,omitempty"`
+	// Check sums the end of the last line taken, so that a file rewritten
+	// since is noticed rather than read from the middle of a line.
+	Check string `json:"check,omitempty"`
 }
 
 // IsZero reports whether p is the start of a transcript.

@@ -617,6 +617,22 @@ func TestDiverged(t *testing.T) {
 	if _, err := transcripts.Read(ctx, tr, res.Next); !errors.Is(err, transcripts.ErrDiverged) {
 		t.Errorf("reading a rewound conversation: %v, want ErrDiverged", err)
 	}
+	// A rollout replaced by another of the same length, its last line taken
+	// changed in place.
+	cpath := filepath.Join(t.TempDir(), "rollout.jsonl")
+	copyFile(t, "testdata/codex.jsonl", cpath)
+	ctr := transcripts.Transcript{Host: transcripts.Codex, Path: cpath}
+	cres, err := transcripts.Read(ctx, ctr, transcripts.Position{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(cpath)
+	at := int(cres.Next.Offset) - 3
+	data[at] ^= 1
+	os.WriteFile(cpath, data, 0o644)
+	if _, err := transcripts.Read(ctx, ctr, cres.Next); !errors.Is(err, transcripts.ErrDiverged) {
+		t.Errorf("reading a rollout changed before the position: %v, want ErrDiverged", err)
+	}
 }
 
 func TestFindPendingCall(t *testing.T) {
