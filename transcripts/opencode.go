@@ -20,7 +20,8 @@ import (
 
 // OpenCode keeps its data under $XDG_DATA_HOME/opencode (default
 // ~/.local/share/opencode). Current versions keep sessions in the SQLite
-// database opencode.db there: tables session (id, parent_id, directory,
+// database opencode.db there (opencode-<channel>.db for builds of other
+// channels): tables session (id, parent_id, directory,
 // title, time_updated, ...), message (id, session_id, data) and part (id,
 // message_id, session_id, data), where data is the JSON of the message or
 // part. Older versions wrote the same JSON as files: storage/session/
@@ -113,31 +114,12 @@ func opencodeSessions(ctx context.Context, env Env, keep func(ocSession) bool) (
 	}
 	var out []Transcript
 	inDB := map[string]bool{}
-	dbPath := filepath.Join(data, OpenCodeDB)
-	if _, err := os.Stat(dbPath); err == nil {
-		db, err := openReadOnly(dbPath)
+	for _, dbPath := range opencodeDBs(data) {
+		found, err := opencodeDBSessions(ctx, dbPath, keep, inDB)
 		if err != nil {
 			return nil, err
 		}
-		defer db.Close()
-		rows, err := db.QueryContext(ctx, `SELECT id, COALESCE(parent_id, ''), directory, time_updated FROM session`)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrNotTranscript, dbPath, err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var s ocSession
-			if err := rows.Scan(&s.ID, &s.ParentID, &s.Directory, &s.Time.Updated); err != nil {
-				return nil, fmt.Errorf("read OpenCode sessions: %w", err)
-			}
-			inDB[s.ID] = true
-			if keep(s) {
-				out = append(out, Transcript{Host: OpenCode, Path: dbPath, SessionID: s.ID, Dir: s.Directory, Updated: time.UnixMilli(s.Time.Updated)})
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("read OpenCode sessions: %w", err)
-		}
+		out = append(out, found...)
 	}
 	files, _ := filepath.Glob(filepath.Join(data, "storage", "session", "*", "*.json"))
 	for _, f := range files {
@@ -152,6 +134,51 @@ func opencodeSessions(ctx context.Context, env Env, keep func(ocSession) bool) (
 			continue
 		}
 		out = append(out, Transcript{Host: OpenCode, Path: f, SessionID: s.ID, Dir: s.Directory, Updated: time.UnixMilli(s.Time.Updated)})
+	}
+	return out, nil
+}
+
+// opencodeDBs lists OpenCode's databases: opencode.db, which release
+// builds use, and then opencode-<channel>.db of other channels.
+func opencodeDBs(data string) []string {
+	var out []string
+	if _, err := os.Stat(filepath.Join(data, OpenCodeDB)); err == nil {
+		out = append(out, filepath.Join(data, OpenCodeDB))
+	}
+	others, _ := filepath.Glob(filepath.Join(data, "opencode-*.db"))
+	sort.Strings(others)
+	return append(out, others...)
+}
+
+// opencodeDBSessions lists the sessions of one database that keep says to;
+// a session already seen in another database is passed over.
+func opencodeDBSessions(ctx context.Context, dbPath string, keep func(ocSession) bool, seen map[string]bool) ([]Transcript, error) {
+	db, err := openReadOnly(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT id, COALESCE(parent_id, ''), directory, time_updated FROM session`)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNotTranscript, dbPath, err)
+	}
+	defer rows.Close()
+	var out []Transcript
+	for rows.Next() {
+		var s ocSession
+		if err := rows.Scan(&s.ID, &s.ParentID, &s.Directory, &s.Time.Updated); err != nil {
+			return nil, fmt.Errorf("read OpenCode sessions: %w", err)
+		}
+		if seen[s.ID] {
+			continue
+		}
+		seen[s.ID] = true
+		if keep(s) {
+			out = append(out, Transcript{Host: OpenCode, Path: dbPath, SessionID: s.ID, Dir: s.Directory, Updated: time.UnixMilli(s.Time.Updated)})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read OpenCode sessions: %w", err)
 	}
 	return out, nil
 }

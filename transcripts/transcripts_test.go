@@ -51,9 +51,11 @@ import (
 //     with state.status/input/output/error and time.compacted, compaction,
 //     step-start, step-finish, patch, file) and assistant messages with
 //     summary: true after a compaction. The SQLite layout of current
-//     versions (packages/opencode/src/session/session.sql.ts: tables
-//     session, message and part with a JSON data column) is built from the
-//     same files by opencodeDB below.
+//     versions (packages/opencode/src/session/session.sql.ts in
+//     anomalyco/opencode, formerly sst/opencode: tables session, message and
+//     part whose data column holds the JSON without the ids that have
+//     columns; storage/db.ts: opencode.db in the data folder, WAL mode) is
+//     built from the same files by opencodeDB below.
 
 const fixtureDir = "/home/dev/projects/heron"
 
@@ -716,5 +718,28 @@ func TestOpenCodeWhileRunning(t *testing.T) {
 	}
 	if sum(transcripts.OpenCodeDB) != db || sum(transcripts.OpenCodeDB+"-wal") != wal {
 		t.Errorf("reading changed OpenCode's database or its log")
+	}
+}
+
+// TestOpenCodeChannelDB: builds of other channels than latest and beta keep
+// their database as opencode-<channel>.db.
+func TestOpenCodeChannelDB(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	db := opencodeDB(t, "testdata/opencode/storage", opencodeData(home))
+	channel := filepath.Join(filepath.Dir(db), "opencode-dev.db")
+	if err := os.Rename(db, channel); err != nil {
+		t.Fatal(err)
+	}
+	found, err := transcripts.Find(ctx, transcripts.OpenCode, fixtureDir, env(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].Path != channel {
+		t.Fatalf("Find = %+v, want the session in %s", found, channel)
+	}
+	res, err := transcripts.Read(ctx, found[0], transcripts.Position{})
+	if err != nil || len(res.Messages) != 10 {
+		t.Fatalf("Read = %d messages, %v; want 10", len(res.Messages), err)
 	}
 }
