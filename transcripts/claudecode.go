@@ -1,6 +1,7 @@
 package transcripts
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -91,7 +92,43 @@ func findClaude(env Env, dir string) ([]Transcript, error) {
 	if err != nil {
 		return nil, err
 	}
-	return claudeFiles(filepath.Join(root, "projects", ClaudeProjectDir(dir), "*.jsonl"), dir)
+	found, err := claudeFiles(filepath.Join(root, "projects", ClaudeProjectDir(dir), "*.jsonl"), dir)
+	if err != nil || len(found) > 0 {
+		return found, err
+	}
+	// Claude Code shortens the folder names of long paths; its records
+	// still name the working directory (cwd), so look there.
+	all, err := claudeFiles(filepath.Join(root, "projects", "*", "*.jsonl"), dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range all {
+		if cwd, ok := claudeCwd(t.Path); ok && filepath.Clean(cwd) == dir {
+			found = append(found, t)
+		}
+	}
+	return found, nil
+}
+
+// claudeCwd returns the working directory the first records of a
+// transcript name.
+func claudeCwd(path string) (string, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for i := 0; i < 50 && sc.Scan(); i++ {
+		var rec struct {
+			Cwd string `json:"cwd"`
+		}
+		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Cwd != "" {
+			return rec.Cwd, true
+		}
+	}
+	return "", false
 }
 
 func lookupClaude(env Env, id string) ([]Transcript, error) {

@@ -478,6 +478,23 @@ func TestFindNewestFirst(t *testing.T) {
 	}
 }
 
+// TestFindClaudeLongPath: Claude Code shortens the folder name of a long
+// working directory, so the transcript is found by the cwd its records
+// name.
+func TestFindClaudeLongPath(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	path := filepath.Join(home, ".claude", "projects", "-home-dev-projects-her-1a2b3c", claudeSession+".jsonl")
+	copyFile(t, "testdata/claudecode.jsonl", path)
+	got, err := transcripts.Find(ctx, transcripts.ClaudeCode, fixtureDir, env(home))
+	if err != nil || len(got) != 1 || got[0].Path != path {
+		t.Fatalf("Find = %+v, %v; want %s", got, err, path)
+	}
+	if got, err := transcripts.Find(ctx, transcripts.ClaudeCode, "/elsewhere", env(home)); err != nil || len(got) != 0 {
+		t.Fatalf("Find elsewhere = %+v, %v; want none", got, err)
+	}
+}
+
 func TestClaudeProjectDir(t *testing.T) {
 	for in, want := range map[string]string{
 		"/home/dev/projects/heron": "-home-dev-projects-heron",
