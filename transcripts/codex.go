@@ -42,6 +42,10 @@ type cxItem struct {
 	Output    json.RawMessage `json:"output"`
 	Action    json.RawMessage `json:"action"`
 	Message   string          `json:"message"` // compacted
+	// ReplacementHistory is, in compacted, the history that replaces the
+	// conversation; remote compaction leaves Message empty and keeps only
+	// this.
+	ReplacementHistory []cxItem `json:"replacement_history"`
 }
 
 type cxText struct {
@@ -174,7 +178,9 @@ func readCodex(t Transcript, from Position) (Result, error) {
 				mal.add(l.no)
 				continue
 			}
-			b.summary(it.Message, at)
+			// Without readable text the compaction is left out, and the
+			// conversation before it stays whole.
+			b.summary(codexSummary(it), at)
 		case "response_item":
 			var it cxItem
 			if json.Unmarshal(line.Payload, &it) != nil {
@@ -259,6 +265,30 @@ func codexItem(b *builder, it cxItem, at Position) {
 		out, failed := codexOutput(it.Output)
 		b.result(it.CallID, out, failed, at)
 	}
+}
+
+// codexSummary is a compaction's summary: its message, or else the text of
+// the messages of the history that replaces the conversation.
+func codexSummary(it cxItem) string {
+	if strings.TrimSpace(it.Message) != "" {
+		return it.Message
+	}
+	var texts []string
+	for _, h := range it.ReplacementHistory {
+		if h.Type != "message" || h.Role != "user" && h.Role != "assistant" {
+			continue
+		}
+		var content []cxText
+		_ = json.Unmarshal(h.Content, &content)
+		for _, c := range content {
+			t := strings.TrimSpace(c.Text)
+			if t == "" || strings.HasPrefix(t, codexNoise[0]) || strings.HasPrefix(t, codexNoise[1]) {
+				continue
+			}
+			texts = append(texts, c.Text)
+		}
+	}
+	return strings.Join(texts, "\n\n")
 }
 
 // codexOutput reads a tool output: a string, an array of content items, or

@@ -760,3 +760,30 @@ func TestOpenCodeChannelDB(t *testing.T) {
 		t.Fatalf("Read = %d messages, %v; want 10", len(res.Messages), err)
 	}
 }
+
+// TestCodexRemoteCompaction: a remote compaction leaves the message empty
+// and keeps the replacement history (openai/codex
+// codex-rs/core/src/compact_remote.rs); its messages are the summary. A
+// compaction with nothing readable is left out.
+func TestCodexRemoteCompaction(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "rollout.jsonl")
+	os.WriteFile(path, []byte(`{"timestamp":"t","type":"session_meta","payload":{"id":"s","cwd":"/w"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first question"}]}}
+{"timestamp":"t","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>x</environment_context>"}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"kept: the codename is BLUE-HERON-42"}]},{"type":"compaction","encrypted_content":"gAAA"}]}}
+{"timestamp":"t","type":"compacted","payload":{"message":"","replacement_history":[{"type":"compaction","encrypted_content":"gAAA"}]}}
+{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"next"}]}}
+`), 0o644)
+	res, err := transcripts.Read(ctx, transcripts.Transcript{Host: transcripts.Codex, Path: path}, transcripts.Position{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range res.Messages {
+		got = append(got, fmt.Sprintf("%s/%v/%s", m.Role, m.Summary, m.Text()))
+	}
+	want := []string{"user/false/first question", "user/false/", "assistant/true/kept: the codename is BLUE-HERON-42", "user/false/next"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+}
