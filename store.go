@@ -9,7 +9,8 @@ import (
 // than one row does it in one transaction: a crash leaves either all of it
 // or none. Implementations live in their own packages (sqlite/) and must
 // pass the conformance suite in storetest/. Consumers take the part they
-// use (Sessions, Tasks, ChangeLog, Runners, Leases), not the whole.
+// use (Sessions, Tasks, ChangeLog, Runners, Leases, HostLinker), not the
+// whole.
 //
 // Deleted sessions are invisible through this interface (ErrNotFound), but
 // the messages their descendants inherit stay readable through History.
@@ -19,6 +20,7 @@ type Store interface {
 	ChangeLog
 	Runners
 	Leases
+	HostLinker
 	io.Closer
 }
 

@@ -14,6 +14,8 @@ type costedSession struct {
 	sa.SessionSummary
 	Cost     cost.Price `json:"cost"`
 	TreeCost cost.Price `json:"tree_cost"`
+	// Import is where an imported session came from (import --from).
+	Import *sa.HostLink `json:"import,omitempty"`
 }
 
 // costedTask is a task as `tasks --json` prints it: the record, what its

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -11,7 +12,9 @@ import (
 )
 
 // writeSessionTable prints sessions as an aligned table.
-func writeSessionTable(w io.Writer, sessions []sa.SessionSummary, loc *time.Location) error {
+// origins, when not empty, adds a FROM column: where each session was
+// imported from.
+func writeSessionTable(w io.Writer, sessions []sa.SessionSummary, origins map[string]string, loc *time.Location) error {
 	if len(sessions) == 0 {
 		_, err := fmt.Fprintln(w, "No sessions yet. Start one with 'superagents' or 'superagents import FILE'.")
 		return err
@@ -24,8 +27,15 @@ func writeSessionTable(w io.Writer, sessions []sa.SessionSummary, loc *time.Loca
 		}
 		rows[i] = []string{sa.ShortID(s.ID), parent, orDash(s.Agent), fmt.Sprint(s.MessageCount),
 			s.CreatedAt.In(loc).Format("2006-01-02 15:04"), truncateRunes(oneLineText(s.Title), 50)}
+		if len(origins) > 0 {
+			rows[i] = slices.Insert(rows[i], 5, orDash(origins[s.ID]))
+		}
 	}
-	return writeTable(w, []string{"ID", "PARENT", "AGENT", "MESSAGES", "CREATED", "TITLE"}, rows)
+	header := []string{"ID", "PARENT", "AGENT", "MESSAGES", "CREATED", "TITLE"}
+	if len(origins) > 0 {
+		header = slices.Insert(header, 5, "FROM")
+	}
+	return writeTable(w, header, rows)
 }
 
 // writeTable prints rows under a header, in aligned columns, without the

@@ -48,11 +48,11 @@ func TestSessionTableGolden(t *testing.T) {
 		{Session: sa.Session{ID: "empty0cccccccccc", CreatedAt: at}},
 	}
 	var buf bytes.Buffer
-	if err := writeSessionTable(&buf, list, time.UTC); err != nil {
+	if err := writeSessionTable(&buf, list, nil, time.UTC); err != nil {
 		t.Fatal(err)
 	}
 	buf.WriteString("---\n")
-	if err := writeSessionTable(&buf, nil, time.UTC); err != nil {
+	if err := writeSessionTable(&buf, nil, nil, time.UTC); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, "sessions.golden", buf.Bytes())

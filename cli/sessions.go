@@ -23,7 +23,8 @@ func (a *app) sessionsCommand() *cobra.Command {
 		Short: "List sessions, newest first",
 		Long: `List sessions, newest first: id, parent (for forks), agent, the number of
 messages the session stores itself (inherited ones are not counted),
-creation time and title.`,
+creation time and title, and for a session imported from another coding
+agent, where from (host and its session id).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if limit < 0 {
@@ -37,14 +38,23 @@ creation time and title.`,
 			if err != nil {
 				return err
 			}
+			origins, err := a.sessionOrigins(cmd.Context(), st, list)
+			if err != nil {
+				return err
+			}
 			if asJSON {
 				costed, err := a.costedSessions(cmd.Context(), st, list)
 				if err != nil {
 					return err
 				}
+				for i := range costed {
+					if l, ok := origins[costed[i].ID]; ok {
+						costed[i].Import = &l
+					}
+				}
 				return writeJSON(a.env.Stdout, costed)
 			}
-			return writeSessionTable(a.env.Stdout, list, time.Local)
+			return writeSessionTable(a.env.Stdout, list, originLabels(origins), time.Local)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
@@ -56,9 +66,10 @@ func (a *app) importCommand() *cobra.Command {
 	var (
 		asJSON       bool
 		agent, title string
+		host         hostImport
 	)
 	cmd := &cobra.Command{
-		Use:   "import [FILE|-]",
+		Use:   "import [FILE|-] | import --from HOST [PATH|HOST-SESSION-ID|--latest]",
 		Short: "Create a session from JSONL, one message per line",
 		Long: `Create a session from JSONL: one message per line, each an object with a
 "role" (user, assistant, system or tool) and either "text" or "parts".
@@ -69,9 +80,12 @@ Nothing is written unless every line is valid; a bad line is reported with
 its number.
 
   {"role":"user","text":"What is 2+2?"}
-  {"role":"assistant","text":"2+2 equals 4."}`,
+  {"role":"assistant","text":"2+2 equals 4."}` + hostImportHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if host.set() {
+				return a.importFromHost(cmd.Context(), host, args, agent, title, asJSON)
+			}
 			in, name, err := a.openInput(args)
 			if err != nil {
 				return err
@@ -101,6 +115,7 @@ its number.
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the new session as JSON")
 	cmd.Flags().StringVar(&agent, "agent", "general", "agent profile of the new session")
 	cmd.Flags().StringVar(&title, "title", "", "title (default: the first user message)")
+	host.bind(cmd)
 	return cmd
 }
 

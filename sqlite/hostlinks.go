@@ -1,0 +1,162 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/storekit"
+)
+
+var _ sa.HostLinker = (*Store)(nil)
+
+const hostLinkColumns = `l.host, l.host_session_id, l.session_id, l.position, l.updated_at`
+
+func scanHostLink(r rowScanner) (sa.HostLink, error) {
+	var l sa.HostLink
+	var updated int64
+	if err := r.Scan(&l.Host, &l.HostSessionID, &l.SessionID, &l.Position, &updated); err != nil {
+		return sa.HostLink{}, err
+	}
+	l.UpdatedAt = fromNanos(updated)
+	return l, nil
+}
+
+func checkHostLink(l sa.HostLink) error {
+	if strings.TrimSpace(l.Host) == "" || strings.TrimSpace(l.HostSessionID) == "" {
+		return fmt.Errorf("%w: a host link needs the host and its session id", sa.ErrInvalid)
+	}
+	return nil
+}
+
+// HostLink returns the link of a host session to a live session.
+func (s *Store) HostLink(ctx context.Context, host, hostSessionID string) (sa.HostLink, error) {
+	return liveHostLink(ctx, s.reader, host, hostSessionID)
+}
+
+func liveHostLink(ctx context.Context, q querier, host, hostSessionID string) (sa.HostLink, error) {
+	l, err := scanHostLink(q.QueryRowContext(ctx, `SELECT `+hostLinkColumns+` FROM host_links l
+		JOIN sessions s ON s.id = l.session_id AND s.deleted_at IS NULL
+		WHERE l.host = ? AND l.host_session_id = ?`, host, hostSessionID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return sa.HostLink{}, sa.NotFoundf("no session imported from %s session %s", host, hostSessionID)
+	}
+	if err != nil {
+		return sa.HostLink{}, fmt.Errorf("read host link: %w", err)
+	}
+	return l, nil
+}
+
+// SessionHostLinks returns the links of the given sessions.
+func (s *Store) SessionHostLinks(ctx context.Context, sessionIDs []string) (map[string]sa.HostLink, error) {
+	out := map[string]sa.HostLink{}
+	// SQLite takes at most 32766 parameters; listings are far smaller, but
+	// go in chunks anyway.
+	for len(sessionIDs) > 0 {
+		n := min(len(sessionIDs), 500)
+		chunk := sessionIDs[:n]
+		sessionIDs = sessionIDs[n:]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		rows, err := s.reader.QueryContext(ctx, `SELECT `+hostLinkColumns+` FROM host_links l
+			WHERE l.session_id IN (?`+strings.Repeat(", ?", len(chunk)-1)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("read host links: %w", err)
+		}
+		for rows.Next() {
+			l, err := scanHostLink(rows)
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read host links: %w", err)
+			}
+			out[l.SessionID] = l
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read host links: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// CreateHostSession creates a session with its first messages and its
+// link, in one transaction.
+func (s *Store) CreateHostSession(ctx context.Context, ns sa.NewSession, link sa.HostLink) (sa.Session, sa.HostLink, error) {
+	if err := checkHostLink(link); err != nil {
+		return sa.Session{}, sa.HostLink{}, err
+	}
+	if err := storekit.ValidateMessages(ns.Messages); err != nil {
+		return sa.Session{}, sa.HostLink{}, err
+	}
+	var sess sa.Session
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		if old, err := liveHostLink(ctx, tx, link.Host, link.HostSessionID); err == nil {
+			return fmt.Errorf("%w: %s session %s is imported already, as session %s", sa.ErrConflict, link.Host, link.HostSessionID, old.SessionID)
+		} else if !errors.Is(err, sa.ErrNotFound) {
+			return err
+		}
+		sess = sa.Session{ID: s.newID(), Agent: ns.Agent, Model: ns.Model, Title: ns.Title, Origin: cmp.Or(ns.Origin, sa.OriginImport), CreatedAt: tx.now}
+		if err := insertSession(ctx, tx, sess); err != nil {
+			return err
+		}
+		if _, err := insertMessages(ctx, tx, sess.ID, ns.Messages); err != nil {
+			return err
+		}
+		link.SessionID, link.UpdatedAt = sess.ID, tx.now
+		_, err := tx.ExecContext(ctx, `INSERT INTO host_links (host, host_session_id, session_id, position, updated_at)
+			VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (host, host_session_id) DO UPDATE SET session_id = excluded.session_id,
+				position = excluded.position, updated_at = excluded.updated_at`,
+			link.Host, link.HostSessionID, link.SessionID, link.Position, nanos(tx.now))
+		if err != nil {
+			return fmt.Errorf("insert host link: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return sa.Session{}, sa.HostLink{}, fmt.Errorf("create session from %s: %w", link.Host, err)
+	}
+	return sess, link, nil
+}
+
+// AppendHost appends messages to a linked session and moves its position,
+// in one transaction.
+func (s *Store) AppendHost(ctx context.Context, link sa.HostLink, from string, msgs ...sa.Message) ([]sa.Message, sa.HostLink, error) {
+	if err := checkHostLink(link); err != nil {
+		return nil, sa.HostLink{}, err
+	}
+	if err := storekit.ValidateMessages(msgs); err != nil {
+		return nil, sa.HostLink{}, err
+	}
+	var stored []sa.Message
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		cur, err := liveHostLink(ctx, tx, link.Host, link.HostSessionID)
+		if err != nil {
+			return err
+		}
+		if cur.Position != from {
+			return fmt.Errorf("%w: %s session %s was imported further meanwhile", sa.ErrConflict, link.Host, link.HostSessionID)
+		}
+		link.SessionID, link.UpdatedAt = cur.SessionID, tx.now
+		if stored, err = insertMessages(ctx, tx, cur.SessionID, msgs); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE host_links SET position = ?, updated_at = ? WHERE host = ? AND host_session_id = ?`,
+			link.Position, nanos(tx.now), link.Host, link.HostSessionID)
+		if err != nil {
+			return fmt.Errorf("update host link: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, sa.HostLink{}, fmt.Errorf("append to session from %s: %w", link.Host, err)
+	}
+	return stored, link, nil
+}
