@@ -5,6 +5,8 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/cost"
+	"github.com/superagents/superagents/tasks"
+	"time"
 )
 
 // costedSession is a session as `sessions --json` prints it: the listing,

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/transcripts"
 )
 
@@ -44,17 +44,6 @@ running) are left for the next import.
   superagents import --from codex 019a2d7a-41c4-78b1-b7cc-a45d62a89cd5
   superagents import --from opencode ~/.local/share/opencode/storage/session/<project>/<session>.json`
 
-// hostImportResult is what 'import --from --json' prints.
-type hostImportResult struct {
-	sa.Session
-	Origin    sa.HostLink           `json:"origin"`
-	Path      string                `json:"path"`
-	Created   bool                  `json:"created"`
-	Imported  int                   `json:"imported"`
-	Pending   int                   `json:"pending"`
-	Malformed transcripts.Malformed `json:"malformed"`
-}
-
 func (a *app) importFromHost(ctx context.Context, h hostImport, args []string, agent, title string, asJSON bool) error {
 	if h.from == "" {
 		return usagef("--latest needs --from claude-code|codex|opencode")
@@ -67,75 +56,16 @@ func (a *app) importFromHost(ctx context.Context, h hostImport, args []string, a
 	if err != nil {
 		return err
 	}
-	st, err := a.openStore(ctx)
+	rt, err := a.openRuntime(ctx, "")
 	if err != nil {
 		return err
 	}
-	var links sa.HostLinker = st
-	out := hostImportResult{Path: t.Path}
-	link, err := links.HostLink(ctx, string(host), t.SessionID)
+	out, err := rt.ImportHost(ctx, t, sa.NewSession{Agent: agent, Title: title})
 	switch {
-	case errors.Is(err, sa.ErrNotFound):
-		res, err := a.readTranscript(ctx, t, transcripts.Position{})
-		if err != nil {
-			return err
-		}
-		if len(res.Messages) == 0 {
-			if len(res.Pending) > 0 {
-				return usagef("%s: the %s conversation has only messages still being written; import it once the host is idle", t.Path, host.Label())
-			}
-			return usagef("%s holds no messages of the %s conversation", t.Path, host.Label())
-		}
-		pos, err := json.Marshal(res.Next)
-		if err != nil {
-			return err
-		}
-		if title == "" {
-			title = res.Title
-		}
-		// The host's model name is not one of ours (provider/model): the
-		// session runs on the configured model; each message keeps the
-		// host's name for the record.
-		sess, created, err := links.CreateHostSession(ctx,
-			sa.NewSession{Agent: agent, Title: title, Messages: res.Messages},
-			sa.HostLink{Host: string(host), HostSessionID: t.SessionID, Position: string(pos)})
-		if err != nil {
-			return err
-		}
-		out.Session, out.Origin, out.Created = sess, created, true
-		out.Imported, out.Pending, out.Malformed = len(res.Messages), len(res.Pending), res.Malformed
+	case errors.Is(err, runtime.ErrNothingToImport):
+		return usageError{err}
 	case err != nil:
-		return err
-	default:
-		var from transcripts.Position
-		if err := json.Unmarshal([]byte(link.Position), &from); err != nil {
-			return fmt.Errorf("session %s: its import position %q is unreadable: %w", sa.ShortID(link.SessionID), link.Position, err)
-		}
-		res, err := a.readTranscript(ctx, t, from)
-		if errors.Is(err, transcripts.ErrDiverged) {
-			return fmt.Errorf("%w; it was imported as session %s, whose messages cannot be replaced: delete that session ('superagents delete %s') to import the conversation afresh",
-				err, sa.ShortID(link.SessionID), sa.ShortID(link.SessionID))
-		}
-		if err != nil {
-			return err
-		}
-		if len(res.Messages) > 0 {
-			pos, err := json.Marshal(res.Next)
-			if err != nil {
-				return err
-			}
-			next := link
-			next.Position = string(pos)
-			if _, link, err = links.AppendHost(ctx, next, link.Position, res.Messages...); err != nil {
-				return err
-			}
-		}
-		sess, err := st.Session(ctx, link.SessionID)
-		if err != nil {
-			return err
-		}
-		out.Session, out.Origin = sess, link
-		out.Imported, out.Pending, out.Malformed = len(res.Messages), len(res.Pending), res.Malformed
+		return hostError(err)
 	}
 	if asJSON {
 		return writeJSON(a.env.Stdout, out)
@@ -146,18 +76,18 @@ func (a *app) importFromHost(ctx context.Context, h hostImport, args []string, a
 }
 
 // reportImport tells on stderr what the import did beyond the session id.
-func (a *app) reportImport(out hostImportResult, host transcripts.Host) {
+func (a *app) reportImport(out runtime.HostImport, host transcripts.Host) {
 	w := a.env.Stderr
 	if m := out.Malformed.String(); m != "" {
 		fmt.Fprintf(w, "superagents: %s: %s\n", out.Path, m)
 	}
 	switch {
 	case out.Created:
-		fmt.Fprintf(w, "Imported %d messages of %s session %s.\n", out.Imported, host.Label(), out.Origin.HostSessionID)
+		fmt.Fprintf(w, "Imported %d messages of %s session %s.\n", out.Imported, host.Label(), out.Import.HostSessionID)
 	case out.Imported == 0:
-		fmt.Fprintf(w, "Nothing new in %s session %s since the last import.\n", host.Label(), out.Origin.HostSessionID)
+		fmt.Fprintf(w, "Nothing new in %s session %s since the last import.\n", host.Label(), out.Import.HostSessionID)
 	default:
-		fmt.Fprintf(w, "Appended %d new messages of %s session %s.\n", out.Imported, host.Label(), out.Origin.HostSessionID)
+		fmt.Fprintf(w, "Appended %d new messages of %s session %s.\n", out.Imported, host.Label(), out.Import.HostSessionID)
 	}
 	if out.Pending > 0 {
 		fmt.Fprintf(w, "The newest %d messages are still being written; the next import takes them.\n", out.Pending)
@@ -203,11 +133,6 @@ func (a *app) locateTranscript(ctx context.Context, host transcripts.Host, lates
 	}
 	t, err := transcripts.Lookup(ctx, host, ref, env)
 	return t, hostError(err)
-}
-
-func (a *app) readTranscript(ctx context.Context, t transcripts.Transcript, from transcripts.Position) (transcripts.Result, error) {
-	res, err := transcripts.Read(ctx, t, from)
-	return res, hostError(err)
 }
 
 // hostError makes a file that is not the host's transcript the caller's

@@ -1,0 +1,105 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/transcripts"
+)
+
+// HostImport is what one import of a host conversation did.
+type HostImport struct {
+	sa.Session
+	// Import is the link of the host conversation to the session, with
+	// how far the import got.
+	Import    sa.HostLink           `json:"import"`
+	Path      string                `json:"path"`
+	Created   bool                  `json:"created"`
+	Imported  int                   `json:"imported"`
+	Pending   int                   `json:"pending"`
+	Malformed transcripts.Malformed `json:"malformed"`
+}
+
+// ErrNothingToImport: the host conversation holds no complete message yet.
+var ErrNothingToImport = errors.New("nothing to import")
+
+// ImportHost imports a host's conversation into the session linked to it:
+// a new session (made from ns) the first time, afterwards only what the
+// host wrote since, appended to the same session, so that forks made
+// earlier stay one row each and repeated imports cost what is new. The
+// host's newest messages that it may still extend (a reply whose tools are
+// running) are left for the next import. The host's files are only read.
+func (rt *Runtime) ImportHost(ctx context.Context, t transcripts.Transcript, ns sa.NewSession) (HostImport, error) {
+	out := HostImport{Path: t.Path}
+	link, err := rt.Store.HostLink(ctx, string(t.Host), t.SessionID)
+	switch {
+	case errors.Is(err, sa.ErrNotFound):
+		res, err := transcripts.Read(ctx, t, transcripts.Position{})
+		if err != nil {
+			return out, err
+		}
+		if len(res.Messages) == 0 {
+			if len(res.Pending) > 0 {
+				return out, fmt.Errorf("%w: the %s conversation has only messages still being written; import it once the host is idle", ErrNothingToImport, t.Host.Label())
+			}
+			return out, fmt.Errorf("%w: %s holds no messages of the %s conversation", ErrNothingToImport, t.Path, t.Host.Label())
+		}
+		pos, err := json.Marshal(res.Next)
+		if err != nil {
+			return out, err
+		}
+		if ns.Title == "" {
+			ns.Title = res.Title
+		}
+		if ns.Origin == "" {
+			ns.Origin = sa.OriginImport
+		}
+		// The host's model name is not one of ours (provider/model): the
+		// session runs on the configured model; each message keeps the
+		// host's name for the record.
+		ns.Messages = res.Messages
+		sess, created, err := rt.Store.CreateHostSession(ctx, ns,
+			sa.HostLink{Host: string(t.Host), HostSessionID: t.SessionID, Position: string(pos)})
+		if err != nil {
+			return out, err
+		}
+		out.Session, out.Import, out.Created = sess, created, true
+		out.Imported, out.Pending, out.Malformed = len(res.Messages), len(res.Pending), res.Malformed
+		return out, nil
+	case err != nil:
+		return out, err
+	}
+	var from transcripts.Position
+	if err := json.Unmarshal([]byte(link.Position), &from); err != nil {
+		return out, fmt.Errorf("session %s: its import position %q is unreadable: %w", sa.ShortID(link.SessionID), link.Position, err)
+	}
+	res, err := transcripts.Read(ctx, t, from)
+	if errors.Is(err, transcripts.ErrDiverged) {
+		return out, fmt.Errorf("%w; it was imported as session %s, whose messages cannot be replaced: delete that session ('superagents delete %s') to import the conversation afresh",
+			err, sa.ShortID(link.SessionID), sa.ShortID(link.SessionID))
+	}
+	if err != nil {
+		return out, err
+	}
+	if len(res.Messages) > 0 {
+		pos, err := json.Marshal(res.Next)
+		if err != nil {
+			return out, err
+		}
+		next := link
+		next.Position = string(pos)
+		if _, link, err = rt.Store.AppendHost(ctx, next, link.Position, res.Messages...); err != nil {
+			return out, err
+		}
+	}
+	sess, err := rt.Store.Session(ctx, link.SessionID)
+	if err != nil {
+		return out, err
+	}
+	out.Session, out.Import = sess, link
+	out.Imported, out.Pending, out.Malformed = len(res.Messages), len(res.Pending), res.Malformed
+	return out, nil
+}
