@@ -25,18 +25,30 @@ protocol only; messages go to standard error. When the host closes the
 connection (or sends SIGTERM), running tasks are stopped and recorded as
 interrupted.
 
+A task launched with fork: true starts with a digest of the host's own
+conversation, read (never written) from the transcript the host keeps:
+Claude Code, Codex and OpenCode are recognised by the name they give when
+they connect, or named with --host. Every result of the tools starts with
+the notices of tasks that ended since the last one, for hosts that do not
+show MCP notifications to their model.
+
 For example, in Claude Code:
 
   claude mcp add superagents -- superagents mcp`
 
 func (a *app) mcpCommand() *cobra.Command {
-	var model string
+	var model, host string
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the task tools to an agent host over MCP (stdio)",
 		Long:  mcpLong,
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch host {
+			case "", mcpserver.HostNone, "claude-code", "codex", "opencode":
+			default:
+				return usagef("--host %s: use claude-code, codex, opencode or none", host)
+			}
 			ctx := cmd.Context()
 			rt, err := a.openRuntime(ctx, model)
 			if err != nil {
@@ -44,6 +56,8 @@ func (a *app) mcpCommand() *cobra.Command {
 			}
 			srv, err := mcpserver.New(mcpserver.Options{
 				Runtime: rt,
+				Host:    host,
+				Getenv:  a.env.Getenv,
 				Version: versionInfo(a.env.Version).Version,
 				Logger:  slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			})
@@ -64,5 +78,6 @@ func (a *app) mcpCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&model, "model", "", "default model of the tasks, as provider/model (default: the agent's, then the configured one)")
+	cmd.Flags().StringVar(&host, "host", "", "the agent host whose transcripts a fork reads: claude-code, codex, opencode, or none (default: the name the client gives in initialize)")
 	return cmd
 }

@@ -24,6 +24,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -36,6 +37,7 @@ import (
 	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/transcripts"
 )
 
 const (
@@ -71,16 +73,26 @@ type Options struct {
 	// Logger receives diagnostics (never protocol traffic); nil discards
 	// them.
 	Logger *slog.Logger
+	// Host names the agent host whose transcripts a fork reads
+	// (claude-code, codex, opencode), or HostNone; empty: the one the
+	// client's name in initialize says.
+	Host string
+	// Getenv finds the host's files (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME,
+	// XDG_DATA_HOME); os.Getenv when nil.
+	Getenv func(string) string
 }
 
 // Server serves the task tools to MCP clients, over any number of
 // connections at once. It is safe for concurrent use.
 type Server struct {
-	mgr   *tasks.Manager
-	store sa.Store
-	bus   *events.Bus
-	log   *slog.Logger
-	mcp   *mcp.Server
+	rt     *runtime.Runtime
+	host   string
+	getenv func(string) string
+	mgr    *tasks.Manager
+	store  sa.Store
+	bus    *events.Bus
+	log    *slog.Logger
+	mcp    *mcp.Server
 
 	mu        sync.Mutex
 	clients   map[*mcp.ServerSession]*client
@@ -110,12 +122,23 @@ func New(opts Options) (*Server, error) {
 	if opts.Runtime == nil {
 		return nil, errors.New("mcp server: a runtime is required")
 	}
+	if opts.Host != "" && opts.Host != HostNone {
+		if _, err := transcripts.ParseHost(opts.Host); err != nil {
+			return nil, fmt.Errorf("mcp server: host %q: use claude-code, codex, opencode or none", opts.Host)
+		}
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{
+		rt:        opts.Runtime,
+		host:      opts.Host,
+		getenv:    opts.Getenv,
 		mgr:       opts.Runtime.Tasks,
 		store:     opts.Runtime.Store,
 		bus:       opts.Runtime.Bus,

@@ -37,17 +37,24 @@ func addTool[In any](s *Server, tool *mcp.Tool, h handler[In]) {
 	})
 }
 
-// What fork: true and prompt mean over MCP: the server never sees the
-// client's own conversation, only what was said over the connection.
+// What fork: true and prompt mean over MCP: the host's own conversation
+// is read from the transcript the host writes (see hostConversation);
+// without a host, only what was said over the connection.
 const (
-	forkNote        = "With fork: true the sub-agent starts with a digest of this connection's record (the notices of earlier tasks), not of your own conversation, which superagents does not see: put what the sub-agent needs in prompt."
-	forkField       = "Give the sub-agent a digest of this connection's record (the notices of earlier tasks). It does not include your own conversation. Cannot be combined with resume."
-	taskPromptField = "The complete instructions for the sub-agent: what to do, where, and what to report back. It does not see your conversation, so include everything it needs. With resume: the follow-up message."
+	forkNote = "With fork: true the sub-agent starts with a digest of your own conversation, read from the transcript your host writes " +
+		"(Claude Code, Codex and OpenCode are read; long tool outputs are cut, reasoning is left out). If it cannot be read, the reply says so " +
+		"and the digest holds only this connection's record (the notices of earlier tasks): then put what the sub-agent needs in prompt."
+	forkField = "Give the sub-agent a digest of your conversation so far (read from your host's transcript; the reply says if it could not be). Cannot be combined with resume."
+	// noHostForkNote and noHostForkField say the same with host
+	// transcripts turned off.
+	noHostForkNote  = "With fork: true the sub-agent starts with a digest of this connection's record (the notices of earlier tasks), not of your own conversation, which superagents does not read here: put what the sub-agent needs in prompt."
+	noHostForkField = "Give the sub-agent a digest of this connection's record (the notices of earlier tasks). It does not include your own conversation. Cannot be combined with resume."
+	taskPromptField = "The complete instructions for the sub-agent: what to do, where, and what to report back. Without fork it does not see your conversation, so include everything it needs. With resume: the follow-up message."
 )
 
 // taskInputSchema is superagents_task's input schema with the fields'
 // descriptions said for an MCP client.
-func taskInputSchema() (*jsonschema.Schema, error) {
+func taskInputSchema(forkField string) (*jsonschema.Schema, error) {
 	schema, err := jsonschema.For[tasks.TaskInput](nil)
 	if err != nil {
 		return nil, fmt.Errorf("task tool schema: %w", err)
@@ -66,16 +73,23 @@ func (s *Server) addTools() error {
 	desc := s.mgr.Descriptions()
 	no := false
 	closedWorld := &no
-	taskSchema, err := taskInputSchema()
+	note, field := forkNote, forkField
+	if s.host == HostNone {
+		note, field = noHostForkNote, noHostForkField
+	}
+	taskSchema, err := taskInputSchema(field)
 	if err != nil {
 		return err
 	}
-	addTool(s, &mcp.Tool{Name: tasks.TaskToolName, Description: s.mgr.TaskDescriptionWith(forkNote), InputSchema: taskSchema,
+	addTool(s, &mcp.Tool{Name: tasks.TaskToolName, Description: s.mgr.TaskDescriptionWith(note), InputSchema: taskSchema,
 		Annotations: &mcp.ToolAnnotations{Title: "Launch a background agent"}},
 		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.TaskInput) (tasks.Reply, error) {
 			c, err := s.parent(ctx, req.Session)
 			if err != nil {
 				return tasks.Reply{}, err
+			}
+			if in.Fork && in.Resume == "" {
+				return s.forkLaunch(ctx, c, req, in)
 			}
 			if in.Resume != "" && !in.Fork { // both: the manager refuses it
 				t, err := s.owned(ctx, c.session(), in.Resume)
@@ -130,6 +144,21 @@ func (s *Server) addTools() error {
 			return s.mgr.ClearTool(ctx, c.session())
 		})
 	return nil
+}
+
+// forkLaunch launches a forked task for a client: the digest is made of
+// the host's own conversation when it can be read (see
+// hostConversation), and the reply says what the fork carries.
+func (s *Server) forkLaunch(ctx context.Context, c *client, req *mcp.CallToolRequest, in tasks.TaskInput) (tasks.Reply, error) {
+	from := s.hostConversation(ctx, req)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, err := s.mgr.TaskToolFrom(ctx, c.sessionID, from.session, in)
+	if err != nil {
+		return r, err
+	}
+	r.Text += " " + from.note
+	return r, nil
 }
 
 // launch launches or resumes a task for a client, with the client's

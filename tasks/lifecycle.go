@@ -30,6 +30,10 @@ type LaunchRequest struct {
 	// Fork gives the task the parent's context, through the fork context
 	// pipeline.
 	Fork bool
+	// ForkFrom, with Fork, is the session whose conversation the digest
+	// is made of instead of the parent's (the host's own conversation,
+	// imported, for a task an MCP host launches).
+	ForkFrom string
 	// Timeout limits the run (0: the configured limit, which it may not
 	// exceed).
 	Timeout time.Duration
@@ -74,7 +78,7 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 	}
 	first := []sa.Message{engine.UserMessage(req.Prompt)}
 	if req.Fork {
-		if first, err = m.forkContext(ctx, parent.ID, req.Prompt); err != nil {
+		if first, err = m.forkContext(ctx, cmp.Or(req.ForkFrom, parent.ID), req.Prompt); err != nil {
 			return sa.Task{}, err
 		}
 	}

@@ -42,6 +42,12 @@ func (in TaskInput) Validate() error {
 // still active joins their batch, so each ending says how many of the
 // batch are done ("Task Progress: 2/3"); otherwise it starts a batch.
 func (m *Manager) Submit(ctx context.Context, caller string, in TaskInput) (t sa.Task, resumed bool, err error) {
+	return m.SubmitFrom(ctx, caller, "", in)
+}
+
+// SubmitFrom is Submit whose fork, if asked for, is a digest of forkFrom's
+// conversation instead of the caller's ("" means the caller's).
+func (m *Manager) SubmitFrom(ctx context.Context, caller, forkFrom string, in TaskInput) (t sa.Task, resumed bool, err error) {
 	if err := in.Validate(); err != nil {
 		return sa.Task{}, false, err
 	}
@@ -60,7 +66,7 @@ func (m *Manager) Submit(ctx context.Context, caller string, in TaskInput) (t sa
 	}
 	t, err = m.Launch(ctx, LaunchRequest{
 		ParentSessionID: caller, Description: in.Description, Prompt: in.Prompt, Agent: in.Agent,
-		Fork: in.Fork, Timeout: seconds(in.Timeout, m.limits.Timeout.Duration), BatchID: batch,
+		Fork: in.Fork, ForkFrom: forkFrom, Timeout: seconds(in.Timeout, m.limits.Timeout.Duration), BatchID: batch,
 	})
 	return t, false, err
 }

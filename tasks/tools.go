@@ -194,7 +194,13 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // TaskTool launches or resumes a task for the calling session (Submit),
 // and words the reply for a model.
 func (m *Manager) TaskTool(ctx context.Context, caller string, in TaskInput) (Reply, error) {
-	t, resumed, err := m.Submit(ctx, caller, in)
+	return m.TaskToolFrom(ctx, caller, "", in)
+}
+
+// TaskToolFrom is TaskTool whose fork is a digest of forkFrom's
+// conversation (see SubmitFrom).
+func (m *Manager) TaskToolFrom(ctx context.Context, caller, forkFrom string, in TaskInput) (Reply, error) {
+	t, resumed, err := m.SubmitFrom(ctx, caller, forkFrom, in)
 	if err != nil {
 		return Reply{}, err
 	}
