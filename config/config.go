@@ -65,6 +65,11 @@ type Config struct {
 	Fork forkctx.Config `toml:"fork"`
 	// Permissions limit what the built-in tools may do.
 	Permissions tools.Policy `toml:"permissions"`
+	// MCP lists the user's MCP servers (see mcp.go).
+	MCP MCP `toml:"mcp"`
+	// TrustedProjects are project directories whose .mcp.json servers may
+	// run (user file only).
+	TrustedProjects []string `toml:"trusted_projects"`
 
 	// ModelOrigin says where Model came from: a file path, "env
 	// SUPERAGENTS_MODEL", "flag" or "default".
@@ -211,6 +216,10 @@ func Default() Config {
 			InactivityTimeout: Duration{DefaultTaskInactivityTimeout},
 		},
 		Fork: forkctx.DefaultConfig(),
+		MCP: MCP{
+			ToolTimeout:    Duration{DefaultMCPToolTimeout},
+			StartupTimeout: Duration{DefaultMCPStartupTimeout},
+		},
 	}
 	for _, b := range Builtins() {
 		c.Providers[b.Name] = b.Provider
@@ -393,6 +402,7 @@ func (c Config) Validate() error {
 	if err := c.Permissions.Validate(); err != nil {
 		errs = append(errs, &Error{Key: "permissions", Msg: err.Error()})
 	}
+	errs = append(errs, c.validateMCP()...)
 	if c.Model != "" {
 		if _, _, _, err := c.Resolve(c.Model); err != nil {
 			msg := err.Error()
