@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os/exec"
 	"sort"
@@ -259,6 +260,10 @@ func (s *server) startError(ctx context.Context, err error) error {
 	if errors.As(err, &execErr) {
 		return fmt.Errorf("MCP server %q cannot start: command %q: %v", s.spec.Name, execErr.Name, execErr.Err)
 	}
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) && pathErr.Op == "fork/exec" {
+		return fmt.Errorf("MCP server %q cannot start: command %q: %v", s.spec.Name, pathErr.Path, pathErr.Err)
+	}
 	return fmt.Errorf("MCP server %q failed to start: %w", s.spec.Name, err)
 }
 
@@ -268,6 +273,7 @@ func (s *server) startError(ctx context.Context, err error) error {
 func (s *server) watch(sess *mcp.ClientSession, pgid int) {
 	defer s.watchers.Done()
 	err := sess.Wait()
+	_ = sess.Close() // releases what the session keeps running after a death
 	killGroup(pgid)
 	s.mu.Lock()
 	defer s.mu.Unlock()
