@@ -21,10 +21,14 @@ func TestConvert(t *testing.T) {
 			Content:           []mcp.Content{&mcp.TextContent{Text: `{"b": 1, "a": "x"}`}},
 			StructuredContent: map[string]any{"a": "x", "b": 1},
 		}, `{"b": 1, "a": "x"}`, false},
-		{"structured differing from the text is added", &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: "It is warm."}},
-			StructuredContent: map[string]any{"t": 30},
-		}, "It is warm.\n{\"t\":30}", false},
+		{"text is not repeated as structured content", &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: "line 1\nline 2"}},
+			StructuredContent: map[string]any{"content": "line 1\nline 2"},
+		}, "line 1\nline 2", false},
+		{"structured content next to an image", &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.ImageContent{Data: []byte{1}, MIMEType: "image/png"}},
+			StructuredContent: []any{1, 2},
+		}, "[image: image/png, 1 bytes]\n[1,2]", false},
 		{"image", &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: make([]byte, 1234), MIMEType: "image/png"}}}, "[image: image/png, 1234 bytes]", false},
 		{"audio without type", &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: []byte("abc")}}}, "[audio: unknown type, 3 bytes]", false},
 		{"resource link", &mcp.CallToolResult{Content: []mcp.Content{&mcp.ResourceLink{URI: "file:///a", Name: "a", MIMEType: "text/plain", Size: &size}}}, "[resource link: file:///a (a), text/plain]", false},

@@ -342,9 +342,18 @@ func (s *server) transport() (mcp.Transport, *exec.Cmd, error) {
 	case HTTP:
 		return &mcp.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient(), MaxRetries: 2}, nil, nil
 	case SSE:
-		return &mcp.SSEClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient()}, nil, nil
+		return detached{&mcp.SSEClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient()}}, nil, nil
 	}
 	return nil, nil, fmt.Errorf("MCP server %q: unknown type %q", s.spec.Name, s.spec.Type)
+}
+
+// detached connects without the start's deadline: the SSE transport ties
+// its event stream to the context Connect gets, and that stream must
+// outlive the start (the handshake itself still has the deadline).
+type detached struct{ mcp.Transport }
+
+func (d detached) Connect(ctx context.Context) (mcp.Connection, error) {
+	return d.Transport.Connect(context.WithoutCancel(ctx))
 }
 
 func (s *server) httpClient() *http.Client {

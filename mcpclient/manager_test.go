@@ -5,13 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/superagents/superagents/tools"
 )
@@ -264,4 +269,36 @@ func gone(pid int) bool {
 	}
 	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
 	return len(fields) > 0 && fields[0] == "Z"
+}
+
+// TestHTTPHeaders: the configured headers reach a streamable HTTP server
+// on every request.
+func TestHTTPHeaders(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "h", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "whoami", Description: "Says who called."},
+		func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: req.Extra.Header.Get("Authorization")}}}, nil, nil
+		})
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	var unauthorized atomic.Int32
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer t0k" {
+			unauthorized.Add(1)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		handler.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	m := NewManager(Servers{List: []Spec{{Name: "h", Type: HTTP, URL: hs.URL, Headers: map[string]string{"Authorization": "Bearer t0k"}}}}, Options{})
+	got := toolsByName(t, m)
+	if res := call(t, got["mcp__h__whoami"], `{}`); res.Output != "Bearer t0k" {
+		t.Fatalf("whoami = %+v", res)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := unauthorized.Load(); n != 0 {
+		t.Fatalf("%d requests went without the header", n)
+	}
 }

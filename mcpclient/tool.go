@@ -127,14 +127,20 @@ func (t *tool) Run(ctx context.Context, input json.RawMessage) (tools.Result, er
 
 // convert turns a call's result into what the model reads: text as is,
 // structured content as JSON, images and other binary content as a line
-// saying what they were, capped like bash output.
+// saying what they were, capped like bash output. Servers are asked to
+// send structured content as text too, often in a form easier to read
+// (a file's text rather than a JSON string of it): when there is text,
+// the structured copy is not repeated.
 func convert(res *mcp.CallToolResult) tools.Result {
 	var parts []string
+	hasText := false
 	for _, c := range res.Content {
+		_, isText := c.(*mcp.TextContent)
+		hasText = hasText || isText
 		parts = append(parts, describeContent(c))
 	}
-	if res.StructuredContent != nil {
-		if b, err := json.Marshal(res.StructuredContent); err == nil && !containsJSON(parts, b) {
+	if res.StructuredContent != nil && !hasText {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			parts = append(parts, string(b))
 		}
 	}
@@ -143,26 +149,6 @@ func convert(res *mcp.CallToolResult) tools.Result {
 		out = "the tool reported an error without a message"
 	}
 	return tools.Result{Output: tools.HeadTail(out, MaxOutputChars), IsError: res.IsError}
-}
-
-// containsJSON reports whether a text part already is the structured
-// content (servers are asked to send both).
-func containsJSON(parts []string, b []byte) bool {
-	var want any
-	if json.Unmarshal(b, &want) != nil {
-		return false
-	}
-	for _, p := range parts {
-		var got any
-		if json.Unmarshal([]byte(p), &got) == nil {
-			g, _ := json.Marshal(got)
-			w, _ := json.Marshal(want)
-			if bytes.Equal(g, w) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func describeContent(c mcp.Content) string {
