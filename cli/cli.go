@@ -111,6 +111,8 @@ type app struct {
 	// (the terminal chat, in its own layout) instead of printing it.
 	holdNotice bool
 	heldNotice string
+	// trustProject lets the project's MCP servers run (--trust-project).
+	trustProject bool
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -141,6 +143,7 @@ Without a command, superagents opens a chat (see 'superagents chat --help').`,
 		"directory holding the database (env SUPERAGENTS_DATA_DIR; default $XDG_DATA_HOME/superagents)")
 	root.PersistentFlags().StringVar(&a.workspace, "workspace", "",
 		"directory the agents' tools work in; its .superagents/ holds project config and agents (default: the current directory)")
+	a.bindMCPFlags(root)
 	root.AddCommand(
 		a.sessionsCommand(),
 		a.importCommand(),
@@ -157,6 +160,7 @@ Without a command, superagents opens a chat (see 'superagents chat --help').`,
 		a.agentsCommand(),
 		a.contextCommand(),
 		a.mcpCommand(),
+		a.mcpServersCommand(),
 		a.serveCommand(),
 		a.versionCommand(),
 	)

@@ -106,6 +106,9 @@ func (a *app) openEngine(ctx context.Context, model string) (*engine.Engine, err
 	}
 	a.closers = append(a.closers, eng.Close)
 	a.noticeOnce(cfg.Notice())
+	if err := a.attachMCP(eng, cfg, ws); err != nil {
+		return nil, err
+	}
 	for _, p := range problems {
 		fmt.Fprintf(a.env.Stderr, "warning: agent profile skipped: %v\n", p)
 	}

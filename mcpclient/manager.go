@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"os"
 	"os/exec"
 	"sort"
 	"sync"
@@ -34,8 +35,8 @@ const (
 type Options struct {
 	// Root is the workspace, offered to servers as the client's root.
 	Root string
-	// Env is the environment stdio servers start from; a server's own
-	// "env" is added to it.
+	// Env is the environment stdio servers start from (the process's own
+	// when nil); a server's own "env" is added to it.
 	Env []string
 	// ProjectTrusted lets the project's servers run.
 	ProjectTrusted bool
@@ -334,7 +335,11 @@ func (s *server) transport() (mcp.Transport, *exec.Cmd, error) {
 	case Stdio:
 		cmd := exec.Command(s.spec.Command, s.spec.Args...)
 		cmd.Dir = s.opts.Root
-		cmd.Env = append(append([]string(nil), s.opts.Env...), envList(s.spec.Env)...)
+		base := s.opts.Env
+		if base == nil {
+			base = os.Environ()
+		}
+		cmd.Env = append(append([]string(nil), base...), envList(s.spec.Env)...)
 		// Its own process group, so that stopping it stops what it started
 		// (npx runs node, for one); and killed with this process.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

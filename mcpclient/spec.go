@@ -251,10 +251,10 @@ func newSpec(name string, def config.MCPServer, lookup func(string) (string, boo
 		s.Env = x.expandMap(def.Env)
 	case HTTP, SSE:
 		if def.URL == "" {
-			return fail("a %s server needs a \"url\"", s.Type)
+			return fail("a server of type %q needs a \"url\"", s.Type)
 		}
 		if def.Command != "" || len(def.Args) > 0 || len(def.Env) > 0 {
-			return fail("an %s server takes no \"command\", \"args\" or \"env\"", s.Type)
+			return fail("a server of type %q takes no \"command\", \"args\" or \"env\"", s.Type)
 		}
 		s.URL = x.expand(def.URL)
 		s.Headers = x.expandMap(def.Headers)

@@ -67,7 +67,7 @@ func TestParseServers(t *testing.T) {
 			want: Spec{Type: Stdio, Command: "srv", Display: "srv"},
 		},
 		{name: "no command", json: `{"args": ["x"]}`, wantErr: `server "s": a stdio server needs a "command"`},
-		{name: "http without url", json: `{"type": "http"}`, wantErr: `a http server needs a "url"`},
+		{name: "http without url", json: `{"type": "http"}`, wantErr: `a server of type "http" needs a "url"`},
 		{name: "unknown type", json: `{"type": "ws", "url": "ws://x"}`, wantErr: `unknown type "ws"`},
 		{name: "stdio with url", json: `{"command": "x", "url": "http://a"}`, wantErr: `takes no "url"`},
 		{name: "http with command", json: `{"type": "sse", "url": "http://a", "command": "x"}`, wantErr: `takes no "command"`},
