@@ -63,6 +63,12 @@ func (a *app) attachMCP(eng *engine.Engine, cfg config.Config, ws string) error 
 	if err != nil {
 		return err
 	}
+	if !trusted && a.holdNotice {
+		// The terminal chat asks, once per content of the project's files.
+		if trusted, err = a.askTrust(servers, ws); err != nil {
+			return err
+		}
+	}
 	for _, p := range servers.Problems {
 		fmt.Fprintf(a.env.Stderr, "warning: MCP servers skipped: %v\n", p)
 	}
@@ -85,6 +91,57 @@ func (a *app) attachMCP(eng *engine.Engine, cfg config.Config, ws string) error 
 	a.closers = append(a.closers, m.Close)
 	eng.ExtraTools = m.Tools
 	return nil
+}
+
+// askTrust asks on the terminal, before the chat starts, whether the
+// project's servers may run, unless the user already answered about these
+// definitions, and remembers the answer in the data directory.
+func (a *app) askTrust(servers mcpclient.Servers, ws string) (bool, error) {
+	dir, err := a.resolveDataDir()
+	if err != nil {
+		return false, err
+	}
+	store := mcpclient.NewTrustStore(dir)
+	trusted, asked, err := store.Answer(ws, servers.ProjectHash)
+	if err != nil || asked {
+		return trusted, err
+	}
+	fmt.Fprintf(a.env.Stderr, "This project (%s) defines MCP servers that would run on this machine:\n", ws)
+	for _, s := range servers.List {
+		if s.Project {
+			fmt.Fprintf(a.env.Stderr, "  %s: %s\n", s.Name, s.Display)
+		}
+	}
+	fmt.Fprint(a.env.Stderr, "Trust the project and let them run? [y/N] ")
+	line, err := readLine(a.env.Stdin)
+	if err != nil {
+		return false, fmt.Errorf("read the answer: %w", err)
+	}
+	answer := strings.ToLower(strings.TrimSpace(line))
+	trusted = answer == "y" || answer == "yes"
+	return trusted, store.Remember(ws, servers.ProjectHash, trusted)
+}
+
+// readLine reads one line a byte at a time, so that nothing after it is
+// taken from the chat that reads the terminal next.
+func readLine(r io.Reader) (string, error) {
+	var b strings.Builder
+	buf := make([]byte, 1)
+	for {
+		n, err := r.Read(buf)
+		if n == 1 {
+			if buf[0] == '\n' {
+				return b.String(), nil
+			}
+			b.WriteByte(buf[0])
+		}
+		if err == io.EOF {
+			return b.String(), nil
+		}
+		if err != nil {
+			return b.String(), err
+		}
+	}
 }
 
 func (a *app) mcpOptions(cfg config.Config, ws string, trusted bool) mcpclient.Options {

@@ -176,8 +176,17 @@ func TestTrustStore(t *testing.T) {
 	if ok, err := store.Trusted("/p", "h1"); ok || err != nil {
 		t.Fatalf("empty store: %v %v", ok, err)
 	}
-	if err := store.Trust("/p/", "h1"); err != nil {
+	if err := store.Remember("/p/", "h1", true); err != nil {
 		t.Fatal(err)
+	}
+	if err := store.Remember("/q", "h1", false); err != nil {
+		t.Fatal(err)
+	}
+	if trusted, asked, err := store.Answer("/q", "h1"); trusted || !asked || err != nil {
+		t.Fatalf("a refusal is remembered: %v %v %v", trusted, asked, err)
+	}
+	if _, asked, _ := store.Answer("/q", "h2"); asked {
+		t.Fatal("an answer about other definitions counts")
 	}
 	for _, tt := range []struct {
 		dir, hash string

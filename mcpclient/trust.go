@@ -26,12 +26,18 @@ func NewTrustStore(dataDir string) *TrustStore {
 }
 
 type trustDoc struct {
-	// Projects maps a directory to the hash of the definitions trusted.
-	Projects map[string]string `json:"projects"`
+	// Projects maps a directory to the answer given for its definitions.
+	Projects map[string]answer `json:"projects"`
+}
+
+type answer struct {
+	// Hash identifies the definitions the answer is about.
+	Hash    string `json:"hash"`
+	Trusted bool   `json:"trusted"`
 }
 
 func (t *TrustStore) read() (trustDoc, error) {
-	doc := trustDoc{Projects: map[string]string{}}
+	doc := trustDoc{Projects: map[string]answer{}}
 	data, err := os.ReadFile(t.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return doc, nil
@@ -40,33 +46,43 @@ func (t *TrustStore) read() (trustDoc, error) {
 		return doc, fmt.Errorf("read trusted projects: %w", err)
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return trustDoc{Projects: map[string]string{}}, fmt.Errorf("%s: not valid JSON: %w", t.path, err)
+		return trustDoc{Projects: map[string]answer{}}, fmt.Errorf("%s: not valid JSON: %w", t.path, err)
 	}
 	if doc.Projects == nil {
-		doc.Projects = map[string]string{}
+		doc.Projects = map[string]answer{}
 	}
 	return doc, nil
 }
 
-// Trusted reports whether the user trusted this content of the project.
-func (t *TrustStore) Trusted(dir, hash string) (bool, error) {
+// Answer returns the user's answer about this content of the project:
+// asked reports whether there is one.
+func (t *TrustStore) Answer(dir, hash string) (trusted, asked bool, err error) {
 	doc, err := t.read()
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	got, ok := doc.Projects[filepath.Clean(dir)]
-	return ok && got == hash, nil
+	if !ok || got.Hash != hash {
+		return false, false, nil
+	}
+	return got.Trusted, true, nil
 }
 
-// Trust remembers that the user trusts this content of the project. The
-// file is replaced whole (written aside, then renamed), so a crash leaves
-// the old or the new one.
-func (t *TrustStore) Trust(dir, hash string) error {
+// Trusted reports whether the user trusted this content of the project.
+func (t *TrustStore) Trusted(dir, hash string) (bool, error) {
+	trusted, _, err := t.Answer(dir, hash)
+	return trusted, err
+}
+
+// Remember records the user's answer about this content of the project.
+// The file is replaced whole (written aside, then renamed), so a crash
+// leaves the old or the new one.
+func (t *TrustStore) Remember(dir, hash string, trusted bool) error {
 	doc, err := t.read()
 	if err != nil {
 		return err
 	}
-	doc.Projects[filepath.Clean(dir)] = hash
+	doc.Projects[filepath.Clean(dir)] = answer{Hash: hash, Trusted: trusted}
 	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
