@@ -33,7 +33,7 @@ const (
 
 // Options configure a Manager.
 type Options struct {
-	// Root is the workspace, offered to servers as the client's root.
+	// Root is the workspace: the working directory of stdio servers.
 	Root string
 	// Env is the environment stdio servers start from (the process's own
 	// when nil); a server's own "env" is added to it.
@@ -222,9 +222,6 @@ func (s *server) start(ctx context.Context) error {
 	client := mcp.NewClient(&mcp.Implementation{Name: "superagents", Version: s.opts.Version}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.stale.Store(true) },
 	})
-	if s.opts.Root != "" {
-		client.AddRoots(&mcp.Root{URI: "file://" + s.opts.Root, Name: "workspace"})
-	}
 	transport, cmd, err := s.transport()
 	if err != nil {
 		return err
