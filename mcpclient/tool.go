@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -118,12 +119,24 @@ func (t *tool) Run(ctx context.Context, input json.RawMessage) (tools.Result, er
 		return tools.Result{}, fmt.Errorf("%s: %w", t.spec.Name, ctx.Err())
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return tools.Errorf("%s timed out after %s; the call was cancelled", t.spec.Name, timeout), nil
-	case isProtocolError(err):
+	case isProtocolError(err), !errors.Is(err, mcp.ErrConnectionClosed) && alive(ctx, sess):
+		// The server answered with an error, or the answer was bad but the
+		// server is fine.
 		return tools.Errorf("%s failed: %v", t.spec.Name, err), nil
 	}
 	t.server.drop(sess, err)
 	return tools.Errorf("%s failed: the MCP server %q stopped during the call (%v); it is restarted at the next call", t.spec.Name, t.server.spec.Name, err), nil
 }
+
+// alive reports whether the server still answers a ping.
+func alive(ctx context.Context, sess *mcp.ClientSession) bool {
+	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	return sess.Ping(ctx, nil) == nil
+}
+
+// pingTimeout bounds the check of a server after a failed call.
+const pingTimeout = 5 * time.Second
 
 // convert turns a call's result into what the model reads: text as is,
 // structured content as JSON, images and other binary content as a line
