@@ -75,9 +75,12 @@ func (a *app) loadConfig(model string) (config.Config, error) {
 
 // agentDirs are the profile directories for the workspace and user.
 func (a *app) agentDirs(workspace string) agents.Dirs {
-	dirs := agents.Dirs{Project: agents.ProjectDir(workspace)}
+	dirs := agents.Dirs{Project: agents.ProjectDir(workspace), ClaudeProject: agents.ClaudeProjectDir(workspace)}
 	if dir := a.userConfigDir(); dir != "" {
 		dirs.User = filepath.Join(dir, "agents")
+	}
+	if home := a.env.Getenv("HOME"); home != "" {
+		dirs.ClaudeUser = agents.ClaudeUserDir(home)
 	}
 	return dirs
 }
