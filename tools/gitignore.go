@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -65,15 +66,18 @@ func (ig *ignorer) ignored(p string, isDir bool) bool {
 	if p == "." || p == "" {
 		return false
 	}
-	parts := strings.Split(p, "/")
-	var all []gitignore.Pattern
-	for i := range parts {
-		all = append(all, ig.load(path.Join(parts[:i]...))...)
+	// The patterns of the root's .gitignore, then of each directory on the
+	// way down; found without building the directories' paths anew.
+	all := ig.load("")
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			all = append(all, ig.load(p[:i])...)
+		}
 	}
 	if len(all) == 0 {
 		return false
 	}
-	return gitignore.NewMatcher(all).Match(parts, isDir)
+	return gitignore.NewMatcher(all).Match(strings.Split(p, "/"), isDir)
 }
 
 // load returns the patterns of dir's .gitignore (dir "" is the root).
@@ -99,7 +103,7 @@ func (ig *ignorer) load(dir string) []gitignore.Pattern {
 			ps = append(ps, gitignore.ParsePattern(line, domain))
 		}
 	}
-	ig.patterns[dir] = ps
+	ig.patterns[dir] = slices.Clip(ps) // callers append to it
 	return ps
 }
 
