@@ -33,20 +33,21 @@ type MCP struct {
 
 // MCPServer is one server, as a .mcp.json entry describes it: a command
 // (stdio) or a URL (type "http" or "sse").
+// The json tags are those of a .mcp.json entry.
 type MCPServer struct {
-	Type     string            `toml:"type"`
-	Command  string            `toml:"command"`
-	Args     []string          `toml:"args"`
-	Env      map[string]string `toml:"env"`
-	URL      string            `toml:"url"`
-	Headers  map[string]string `toml:"headers"`
-	Disabled bool              `toml:"disabled"`
+	Type     string            `toml:"type" json:"type"`
+	Command  string            `toml:"command" json:"command"`
+	Args     []string          `toml:"args" json:"args"`
+	Env      map[string]string `toml:"env" json:"env"`
+	URL      string            `toml:"url" json:"url"`
+	Headers  map[string]string `toml:"headers" json:"headers"`
+	Disabled bool              `toml:"disabled" json:"disabled"`
 
 	// Origin is the file that defined the server.
-	Origin string `toml:"-"`
+	Origin string `toml:"-" json:"-"`
 	// Project is set when that file is the project's, whose servers run
 	// only in a trusted project.
-	Project bool `toml:"-"`
+	Project bool `toml:"-" json:"-"`
 }
 
 // MCP defaults.

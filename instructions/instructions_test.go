@@ -11,13 +11,11 @@ import (
 	"go.uber.org/goleak"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/agents"
-	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/instructions"
 	"github.com/superagents/superagents/internal/golden"
+	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/llm/llmtest"
-	"github.com/superagents/superagents/sqlite"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -144,26 +142,11 @@ func TestInstructionsReachTheModel(t *testing.T) {
 	}
 	srv := llmtest.NewAnthropic(t)
 	srv.Push(llmtest.Reply{Text: "ok"})
-	env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.BaseURL()}
-	cfg, err := config.Load(config.Options{Workspace: ws, UserDir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
-		v, ok := env[k]
-		return v, ok
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := sqlite.OpenDir(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	eng, _, err := engine.New(engine.Options{Store: st, Config: cfg, Workspace: ws, AgentDirs: agents.Dirs{Project: agents.ProjectDir(ws)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	stack := stacktest.Open(t, t.TempDir(), ws, stacktest.Config(t, ws, srv.BaseURL()))
+	defer stack.Close()
+	eng := stack.Engine
 	eng.Instructions = text
-	sess, err := st.CreateSession(context.Background(), sa.NewSession{Model: "anthropic/claude-test"})
+	sess, err := stack.Store.CreateSession(context.Background(), sa.NewSession{})
 	if err != nil {
 		t.Fatal(err)
 	}

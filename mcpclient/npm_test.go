@@ -16,12 +16,10 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/agents"
-	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/mcpclient"
-	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tools"
 )
 
@@ -92,11 +90,12 @@ func TestFilesystemServerInATurn(t *testing.T) {
 	srv := llmtest.NewAnthropic(t)
 	srv.Push(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "mcp__fs__read_text_file", Input: fmt.Sprintf(`{"path": %q}`, filepath.Join(ws, "notes.txt"))}}})
 	srv.Handle(func(r llmtest.Request) llmtest.Reply {
-		return llmtest.Reply{Text: "The file says: " + lastToolResult(t, r)}
+		result, _ := r.LastToolResult()
+		return llmtest.Reply{Text: "The file says: " + result}
 	})
 	eng := newEngine(t, ws, srv)
 	eng.ExtraTools = m.Tools
-	sess, err := eng.Store.CreateSession(context.Background(), sa.NewSession{Model: "anthropic/claude-test"})
+	sess, err := eng.Store.CreateSession(context.Background(), sa.NewSession{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,71 +126,11 @@ func TestFilesystemServerInATurn(t *testing.T) {
 	}
 }
 
-// lastToolResult is the text of the last tool_result the request carries
-// (Anthropic Messages format: a user message whose content holds
-// tool_result blocks).
-func lastToolResult(t *testing.T, r llmtest.Request) string {
-	var body struct {
-		Messages []struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	if err := r.Decode(&body); err != nil {
-		t.Error(err)
-		return ""
-	}
-	var out string
-	for _, m := range body.Messages {
-		var blocks []struct {
-			Type    string          `json:"type"`
-			Content json.RawMessage `json:"content"`
-		}
-		if json.Unmarshal(m.Content, &blocks) != nil {
-			continue
-		}
-		for _, b := range blocks {
-			if b.Type != "tool_result" {
-				continue
-			}
-			var s string
-			if json.Unmarshal(b.Content, &s) == nil {
-				out = s
-				continue
-			}
-			var parts []struct {
-				Text string `json:"text"`
-			}
-			_ = json.Unmarshal(b.Content, &parts)
-			out = ""
-			for _, p := range parts {
-				out += p.Text
-			}
-		}
-	}
-	return out
-}
-
 func newEngine(t *testing.T, ws string, srv *llmtest.Server) *engine.Engine {
 	t.Helper()
-	env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.BaseURL()}
-	cfg, err := config.Load(config.Options{Workspace: ws, UserDir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
-		v, ok := env[k]
-		return v, ok
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := sqlite.OpenDir(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	eng, problems, err := engine.New(engine.Options{Store: st, Config: cfg, Workspace: ws, AgentDirs: agents.Dirs{Project: agents.ProjectDir(ws)}})
-	if err != nil || len(problems) > 0 {
-		t.Fatalf("engine: %v %v", err, problems)
-	}
-	t.Cleanup(func() { eng.Close() })
-	return eng
+	stack := stacktest.Open(t, t.TempDir(), ws, stacktest.Config(t, ws, srv.BaseURL()))
+	t.Cleanup(func() { stack.Close() })
+	return stack.Engine
 }
 
 // TestEverythingServer runs the reference "everything" server over stdio,

@@ -143,18 +143,6 @@ func Load(src Sources) Servers {
 	return out
 }
 
-// jsonServer is one entry of mcpServers. Keys other hosts add
-// ("alwaysAllow", "timeout"...) are ignored.
-type jsonServer struct {
-	Type     string            `json:"type"`
-	Command  string            `json:"command"`
-	Args     []string          `json:"args"`
-	Env      map[string]string `json:"env"`
-	URL      string            `json:"url"`
-	Headers  map[string]string `json:"headers"`
-	Disabled bool              `json:"disabled"`
-}
-
 // readJSON reads a .mcp.json-format file; a missing file is no servers.
 func readJSON(path string, project bool) (map[string]config.MCPServer, error) {
 	data, err := os.ReadFile(path)
@@ -180,14 +168,14 @@ func parseJSON(path string, data []byte, project bool) (map[string]config.MCPSer
 	out := make(map[string]config.MCPServer, len(doc.MCPServers))
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(doc.MCPServers)) {
-		var s jsonServer
-		dec := json.NewDecoder(bytes.NewReader(doc.MCPServers[name]))
-		if err := dec.Decode(&s); err != nil {
+		// Keys other hosts add ("alwaysAllow", "timeout"...) are ignored.
+		var s config.MCPServer
+		if err := json.Unmarshal(doc.MCPServers[name], &s); err != nil {
 			errs = append(errs, fmt.Errorf("%s: server %q: %w", path, name, jsonError(doc.MCPServers[name], err)))
 			continue
 		}
-		out[name] = config.MCPServer{Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL,
-			Headers: s.Headers, Disabled: s.Disabled, Origin: path, Project: project}
+		s.Origin, s.Project = path, project
+		out[name] = s
 	}
 	return out, errors.Join(errs...)
 }
