@@ -249,8 +249,13 @@ func (s *server) start(ctx context.Context) error {
 	return nil
 }
 
-// startError words a failed start for the model and the user.
+// startError words a failed start for the model and the user, without
+// the server's secrets.
 func (s *server) startError(ctx context.Context, err error) error {
+	return errors.New(s.spec.redact(s.startErrorText(ctx, err).Error()))
+}
+
+func (s *server) startErrorText(ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("MCP server %q did not start within %s", s.spec.Name, s.opts.StartupTimeout)
 	}
@@ -286,7 +291,7 @@ func (s *server) watch(sess *mcp.ClientSession, pgid int) {
 	if err != nil {
 		msg += ": " + err.Error()
 	}
-	s.fail(fmt.Errorf(msg, s.spec.Name))
+	s.fail(errors.New(s.spec.redact(fmt.Sprintf(msg, s.spec.Name))))
 }
 
 // drop ends a session whose connection failed, so that the next use starts
@@ -298,7 +303,7 @@ func (s *server) drop(sess *mcp.ClientSession, cause error) {
 		return
 	}
 	s.sess, s.pgid = nil, 0
-	s.fail(fmt.Errorf("MCP server %q stopped answering: %v", s.spec.Name, cause))
+	s.fail(errors.New(s.spec.redact(fmt.Sprintf("MCP server %q stopped answering: %v", s.spec.Name, cause))))
 	s.mu.Unlock()
 	_ = sess.Close() // the watcher kills the process group
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/tools"
 )
 
@@ -300,5 +301,27 @@ func TestHTTPHeaders(t *testing.T) {
 	}
 	if n := unauthorized.Load(); n != 0 {
 		t.Fatalf("%d requests went without the header", n)
+	}
+}
+
+// TestSecretsStayOut: what variables expand to, header values and the
+// URL's query never show in errors, even when a transport quotes the URL.
+func TestSecretsStayOut(t *testing.T) {
+	const secret = "sup3r-secret-token"
+	def := config.MCPServer{Type: "http", URL: "http://127.0.0.1:1/mcp?key=${TOKEN}", Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}, Origin: "test"}
+	spec := newSpec("s", def, func(k string) (string, bool) { return secret, k == "TOKEN" })
+	if spec.Err != nil {
+		t.Fatal(spec.Err)
+	}
+	if got := spec.redact("Post \"http://127.0.0.1:1/mcp?key=" + secret + "\": refused"); strings.Contains(got, secret) || !strings.Contains(got, redacted) {
+		t.Fatalf("redact = %q", got)
+	}
+	m := newManager(t, Options{StartupTimeout: 5 * time.Second}, spec)
+	if got := toolsByName(t, m); len(got) != 0 {
+		t.Fatalf("tools = %v", got)
+	}
+	st := m.Status()[0]
+	if st.State != StateFailed || strings.Contains(st.Error, secret) || !strings.Contains(st.Error, redacted) || strings.Contains(st.Display, secret) {
+		t.Fatalf("status shows the secret or did not fail: %+v", st)
 	}
 }

@@ -66,6 +66,49 @@ type Spec struct {
 	// Err is what is wrong with the configuration; such a server is
 	// listed but never started.
 	Err error
+
+	// secrets are values that must not show in messages: what variables
+	// expanded to, header values, the URL's query and credentials.
+	secrets []string
+}
+
+// redacted stands for a secret in messages.
+const redacted = "[redacted]"
+
+// minSecretLen: shorter values are too common to hide without garbling
+// messages.
+const minSecretLen = 4
+
+// redact hides the spec's secrets in a message (an error from a transport
+// may quote the URL, for one).
+func (s Spec) redact(msg string) string {
+	for _, v := range s.secrets {
+		msg = strings.ReplaceAll(msg, v, redacted)
+	}
+	return msg
+}
+
+// collectSecrets gathers what redact hides, longest first so that a value
+// containing another is hidden whole.
+func (s *Spec) collectSecrets(expanded []string) {
+	add := func(v string) {
+		if len(v) >= minSecretLen && !slices.Contains(s.secrets, v) {
+			s.secrets = append(s.secrets, v)
+		}
+	}
+	for _, v := range expanded {
+		add(v)
+	}
+	for _, v := range s.Headers {
+		add(v)
+	}
+	if u, err := url.Parse(s.URL); err == nil && s.URL != "" {
+		add(u.RawQuery)
+		if u.User != nil {
+			add(u.User.String())
+		}
+	}
+	slices.SortFunc(s.secrets, func(a, b string) int { return len(b) - len(a) })
 }
 
 // Sources say where Load looks.
@@ -249,6 +292,7 @@ func newSpec(name string, def config.MCPServer, lookup func(string) (string, boo
 	default:
 		return fail("unknown type %q (want \"stdio\", \"http\" or \"sse\")", def.Type)
 	}
+	s.collectSecrets(x.values)
 	if len(x.missing) > 0 {
 		return fail("%s not set in the environment", strings.Join(x.missing, ", "))
 	}
@@ -267,6 +311,7 @@ func newSpec(name string, def config.MCPServer, lookup func(string) (string, boo
 type expander struct {
 	lookup  func(string) (string, bool)
 	missing []string
+	values  []string // what variables expanded to
 }
 
 var varPattern = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
@@ -275,6 +320,7 @@ func (x *expander) expand(s string) string {
 	return varPattern.ReplaceAllStringFunc(s, func(m string) string {
 		sub := varPattern.FindStringSubmatch(m)
 		if v, ok := x.lookup(sub[1]); ok && v != "" {
+			x.values = append(x.values, v)
 			return v
 		}
 		if sub[2] != "" {

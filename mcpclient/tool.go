@@ -106,7 +106,7 @@ func (t *tool) Run(ctx context.Context, input json.RawMessage) (tools.Result, er
 		if ctx.Err() != nil {
 			return tools.Result{}, fmt.Errorf("%s: %w", t.spec.Name, ctx.Err())
 		}
-		return tools.Errorf("%s is unavailable: %v", t.spec.Name, err), nil
+		return t.errorf("%s is unavailable: %v", t.spec.Name, err), nil
 	}
 	timeout := t.server.opts.ToolTimeout
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
@@ -122,10 +122,15 @@ func (t *tool) Run(ctx context.Context, input json.RawMessage) (tools.Result, er
 	case isProtocolError(err), !errors.Is(err, mcp.ErrConnectionClosed) && alive(ctx, sess):
 		// The server answered with an error, or the answer was bad but the
 		// server is fine.
-		return tools.Errorf("%s failed: %v", t.spec.Name, err), nil
+		return t.errorf("%s failed: %v", t.spec.Name, err), nil
 	}
 	t.server.drop(sess, err)
-	return tools.Errorf("%s failed: the MCP server %q stopped during the call (%v); it is restarted at the next call", t.spec.Name, t.server.spec.Name, err), nil
+	return t.errorf("%s failed: the MCP server %q stopped during the call (%v); it is restarted at the next call", t.spec.Name, t.server.spec.Name, err), nil
+}
+
+// errorf is an error result without the server's secrets.
+func (t *tool) errorf(format string, args ...any) tools.Result {
+	return tools.Errorf("%s", t.server.spec.redact(fmt.Sprintf(format, args...)))
 }
 
 // alive reports whether the server still answers a ping.
