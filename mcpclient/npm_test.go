@@ -17,55 +17,18 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/internal/npmtest"
 	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/mcpclient"
 	"github.com/superagents/superagents/tools"
 )
 
-// These tests run the reference MCP servers from npm. scripts/test installs
-// them into a cache directory and sets SUPERAGENTS_REQUIRE_MCP_SERVERS, so
-// that there they must run; a plain go test skips them when node or the
-// packages are missing.
-const (
-	envNPMDir  = "SUPERAGENTS_MCP_NPM_DIR"
-	envRequire = "SUPERAGENTS_REQUIRE_MCP_SERVERS"
-)
-
-// npmServer returns the entry point of an installed server package.
-func npmServer(t *testing.T, pkg string) string {
-	t.Helper()
-	skip := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if os.Getenv(envRequire) != "" {
-			t.Fatalf("%s (%s is set: these tests must run)", msg, envRequire)
-		}
-		t.Skipf("%s; scripts/test installs it", msg)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		skip("node is not installed")
-	}
-	dir := os.Getenv(envNPMDir)
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			skip("no cache directory: %v", err)
-		}
-		dir = filepath.Join(cache, "superagents-test", "npm")
-	}
-	entry := filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
-	if _, err := os.Stat(entry); err != nil {
-		skip("npm package @modelcontextprotocol/%s is not installed in %s", pkg, dir)
-	}
-	return entry
-}
-
 // TestFilesystemServerInATurn: the model calls mcp__fs__read_text_file
 // through a real engine turn, and its answer carries what the file holds.
 // The server comes from the project's .mcp.json.
 func TestFilesystemServerInATurn(t *testing.T) {
-	entry := npmServer(t, "server-filesystem")
+	entry := npmtest.Server(t, "server-filesystem")
 	ws := t.TempDir()
 	const secret = "The launch code is 4711."
 	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte(secret+"\n"), 0o644); err != nil {
@@ -137,7 +100,7 @@ func newEngine(t *testing.T, ws string, srv *llmtest.Server) *engine.Engine {
 // streamable HTTP and SSE: structured content, an image, an error result
 // and a long-running call cancelled part-way.
 func TestEverythingServer(t *testing.T) {
-	entry := npmServer(t, "server-everything")
+	entry := npmtest.Server(t, "server-everything")
 	transports := []struct {
 		name string
 		spec func(t *testing.T) mcpclient.Spec
