@@ -247,6 +247,9 @@ func renderMCPServers(w io.Writer, status []mcpclient.Status, problems []string,
 		if s.Error != "" {
 			fmt.Fprintf(w, "  error: %s\n", s.Error)
 		}
+		if s.Stderr != "" {
+			fmt.Fprintf(w, "  stderr: %s\n", strings.ReplaceAll(s.Stderr, "\n", "\n          "))
+		}
 		for _, t := range s.Tools {
 			fmt.Fprintf(w, "  %s\n", t.Name)
 		}

@@ -148,6 +148,9 @@ type server struct {
 	startedAt time.Time
 	closed    bool
 	watchers  sync.WaitGroup
+	// stderr keeps the end of the stdio server's stderr (of its last
+	// start), for the user to see why it failed.
+	stderr *tailWriter
 }
 
 // runnable reports whether the server may be started at all.
@@ -276,8 +279,8 @@ func (s *server) startErrorText(ctx context.Context, err error) error {
 func (s *server) watch(sess *mcp.ClientSession, pgid int) {
 	defer s.watchers.Done()
 	err := sess.Wait()
-	_ = sess.Close() // releases what the session keeps running after a death
 	killGroup(pgid)
+	_ = sess.Close() // releases what the session keeps running after a death
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sess != sess {
@@ -345,6 +348,11 @@ func (s *server) transport() (mcp.Transport, *exec.Cmd, error) {
 		// Its own process group, so that stopping it stops what it started
 		// (npx runs node, for one); and killed with this process.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		s.stderr = &tailWriter{}
+		cmd.Stderr = s.stderr
+		// What it started may hold stderr open after it exits: do not wait
+		// for them (their process group is killed next).
+		cmd.WaitDelay = terminateWait
 		return &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateWait}, cmd, nil
 	case HTTP:
 		return &mcp.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient(), MaxRetries: 2}, nil, nil

@@ -325,3 +325,16 @@ func TestSecretsStayOut(t *testing.T) {
 		t.Fatalf("status shows the secret or did not fail: %+v", st)
 	}
 }
+
+// TestStderrShown: the end of what a failing stdio server wrote on stderr
+// is reported, without its secrets.
+func TestStderrShown(t *testing.T) {
+	spec := Spec{Name: "noisy", Type: Stdio, Command: "sh", Args: []string{"-c", "echo starting >&2; echo 'error: bad token t0ken-value' >&2; exit 1"},
+		Origin: "test", secrets: []string{"t0ken-value"}}
+	m := newManager(t, Options{}, spec)
+	toolsByName(t, m)
+	st := m.Status()[0]
+	if st.State != StateFailed || st.Stderr != "starting\nerror: bad token [redacted]" {
+		t.Fatalf("status = %+v", st)
+	}
+}

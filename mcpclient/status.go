@@ -15,6 +15,9 @@ type Status struct {
 	Trusted bool   `json:"trusted"`
 	State   string `json:"state"`
 	Error   string `json:"error,omitempty"`
+	// Stderr is the end of what a stdio server last wrote on stderr,
+	// with its secrets hidden.
+	Stderr string `json:"stderr,omitempty"`
 	// Tools are known once it has started.
 	Tools []ToolInfo `json:"tools,omitempty"`
 }
@@ -26,6 +29,9 @@ type ToolInfo struct {
 	Description string `json:"description,omitempty"`
 	ReadOnly    bool   `json:"read_only"`
 }
+
+// stderrLines is how many lines of a server's stderr Status shows.
+const stderrLines = 5
 
 // Status reports every configured server, by name, without starting any.
 func (m *Manager) Status() []Status {
@@ -44,6 +50,7 @@ func (m *Manager) Status() []Status {
 			if s.lastErr != nil {
 				st.Error = s.lastErr.Error()
 			}
+			st.Stderr = s.spec.redact(s.stderr.lastLines(stderrLines))
 			s.mu.Unlock()
 		}
 		for _, t := range s.toolList() {
