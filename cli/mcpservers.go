@@ -89,7 +89,7 @@ func (a *app) attachMCP(eng *engine.Engine, cfg config.Config, ws string) error 
 	}
 	m := mcpclient.NewManager(servers, a.mcpOptions(cfg, ws, trusted))
 	a.closers = append(a.closers, m.Close)
-	eng.ExtraTools = m.Tools
+	eng.ExtraTools = m.ToolsFor
 	return nil
 }
 

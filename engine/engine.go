@@ -44,8 +44,10 @@ type Engine struct {
 	// if nil).
 	BashEnv []string
 	// ExtraTools, if set, adds tools from outside (the user's MCP
-	// servers). A read_only permission keeps only the read-only ones.
-	ExtraTools func(ctx context.Context) ([]tools.Tool, error)
+	// servers). It is given the profile's tool patterns (nil: every tool),
+	// so that it can skip work for tools the agent cannot have. A
+	// read_only permission keeps only the read-only ones.
+	ExtraTools func(ctx context.Context, patterns []string) ([]tools.Tool, error)
 	// Instructions, if set, end every agent's system prompt (the
 	// project's AGENTS.md files).
 	Instructions string
@@ -125,7 +127,7 @@ func (e *Engine) toolsFor(ctx context.Context, sessionID string, profile agents.
 		all = append(all, extra...)
 	}
 	if e.ExtraTools != nil {
-		extra, err := e.ExtraTools(ctx)
+		extra, err := e.ExtraTools(ctx, profile.Tools)
 		if err != nil {
 			return nil, fmt.Errorf("extra tools: %w", err)
 		}

@@ -66,7 +66,7 @@ func TestExtraTools(t *testing.T) {
 				t.Cleanup(func() { reopened.Close() })
 				eng = reopened
 			}
-			eng.ExtraTools = func(context.Context) ([]tools.Tool, error) { return extra(t), nil }
+			eng.ExtraTools = func(context.Context, []string) ([]tools.Tool, error) { return extra(t), nil }
 			s := newSession(t, eng, tt.agent, "anthropic/claude-test")
 			if _, err := eng.Run(context.Background(), s.ID, engine.TurnOptions{}, engine.UserMessage("hi")); err != nil {
 				t.Fatal(err)

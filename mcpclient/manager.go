@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -114,6 +116,27 @@ func (m *Manager) Tools(ctx context.Context) ([]tools.Tool, error) {
 		}
 	}
 	return out, nil
+}
+
+// ToolsFor is Tools for an agent whose profile lists these tool patterns
+// (nil: every tool): when none of them can match an MCP tool's name, no
+// server is started.
+func (m *Manager) ToolsFor(ctx context.Context, patterns []string) ([]tools.Tool, error) {
+	if patterns != nil && !slices.ContainsFunc(patterns, mayMatchPrefix) {
+		return nil, nil
+	}
+	return m.Tools(ctx)
+}
+
+// mayMatchPrefix reports whether a tool pattern (a path.Match glob) can
+// match a name that starts with Prefix: its literal start, up to its first
+// special character, and Prefix must agree.
+func mayMatchPrefix(pattern string) bool {
+	lit := pattern
+	if i := strings.IndexAny(pattern, `*?[\`); i >= 0 {
+		lit = pattern[:i]
+	}
+	return strings.HasPrefix(lit, Prefix) || strings.HasPrefix(Prefix, lit)
 }
 
 // Close stops every server (their process groups included) and waits for

@@ -338,3 +338,23 @@ func TestStderrShown(t *testing.T) {
 		t.Fatalf("status = %+v", st)
 	}
 }
+
+// TestToolsFor: an agent whose tool list cannot name an MCP tool starts no
+// server.
+func TestToolsFor(t *testing.T) {
+	for pattern, want := range map[string]bool{
+		"*": true, "m*": true, "mcp__*": true, "mcp__github__*": true, "mcp__fs__read_text_file": true, "[m]cp__*": true,
+		"read": false, "superagents_*": false, "mcx*": false, "mcp_x*": false,
+	} {
+		if got := mayMatchPrefix(pattern); got != want {
+			t.Errorf("mayMatchPrefix(%q) = %v, want %v", pattern, got, want)
+		}
+	}
+	m := newManager(t, Options{}, testSpec(t, "t"))
+	if list, err := m.ToolsFor(context.Background(), []string{"read", "grep"}); err != nil || len(list) != 0 || m.Status()[0].State != StateNotStarted {
+		t.Fatalf("a profile without MCP tools: %d tools, %v, state %s", len(list), err, m.Status()[0].State)
+	}
+	if list, err := m.ToolsFor(context.Background(), []string{"read", "mcp__t__echo"}); err != nil || len(list) != 6 {
+		t.Fatalf("a profile naming one: %d tools, %v", len(list), err)
+	}
+}

@@ -57,7 +57,7 @@ func TestFilesystemServerInATurn(t *testing.T) {
 		return llmtest.Reply{Text: "The file says: " + result}
 	})
 	eng := newEngine(t, ws, srv)
-	eng.ExtraTools = m.Tools
+	eng.ExtraTools = m.ToolsFor
 	sess, err := eng.Store.CreateSession(context.Background(), sa.NewSession{})
 	if err != nil {
 		t.Fatal(err)
