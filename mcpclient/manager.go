@@ -297,27 +297,29 @@ func (s *server) startErrorText(ctx context.Context, err error) error {
 }
 
 // watch waits for the session to end. If the server died (rather than
-// being closed), the next use restarts it after a backoff. Either way
-// what is left of its process group is killed.
+// being closed or dropped, which stop it themselves), what is left of its
+// process group is killed and the next use restarts it after a backoff.
 func (s *server) watch(sess *mcp.ClientSession, pgid int) {
 	defer s.watchers.Done()
 	err := sess.Wait()
-	killGroup(pgid)
-	_ = sess.Close() // releases what the session keeps running after a death
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.sess != sess {
-		return // closed or replaced on purpose
+	died := s.sess == sess
+	if died {
+		s.sess, s.pgid = nil, 0
+		if time.Since(s.startedAt) >= stableAfter {
+			s.failures = 0
+		}
+		msg := fmt.Sprintf("MCP server %q stopped", s.spec.Name)
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		s.fail(errors.New(s.spec.redact(msg)))
 	}
-	s.sess, s.pgid = nil, 0
-	if time.Since(s.startedAt) >= stableAfter {
-		s.failures = 0
+	s.mu.Unlock()
+	if died {
+		killGroup(pgid)
+		_ = sess.Close() // releases what the session keeps running
 	}
-	msg := "MCP server %q stopped"
-	if err != nil {
-		msg += ": " + err.Error()
-	}
-	s.fail(errors.New(s.spec.redact(fmt.Sprintf(msg, s.spec.Name))))
 }
 
 // drop ends a session whose connection failed, so that the next use starts
@@ -328,10 +330,12 @@ func (s *server) drop(sess *mcp.ClientSession, cause error) {
 		s.mu.Unlock()
 		return
 	}
+	pgid := s.pgid
 	s.sess, s.pgid = nil, 0
 	s.fail(errors.New(s.spec.redact(fmt.Sprintf("MCP server %q stopped answering: %v", s.spec.Name, cause))))
 	s.mu.Unlock()
-	_ = sess.Close() // the watcher kills the process group
+	_ = sess.Close()
+	killGroup(pgid)
 }
 
 // close stops the server for good.
@@ -348,8 +352,8 @@ func (s *server) close() error {
 	s.watchers.Wait()
 	if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
 		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return nil // killed on the way out: what was asked
+		if errors.As(err, &exit) || errors.Is(err, exec.ErrWaitDelay) {
+			return nil // killed on the way out, or its children were: what was asked
 		}
 		return fmt.Errorf("stop MCP server %q: %w", s.spec.Name, err)
 	}
