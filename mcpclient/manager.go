@@ -247,6 +247,9 @@ func (s *server) start(ctx context.Context) error {
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "superagents", Version: s.opts.Version}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.stale.Store(true) },
+		// No roots (a deprecated feature): servers keep the directories
+		// their configuration gives them.
+		Capabilities: &mcp.ClientCapabilities{},
 	})
 	transport, cmd, err := s.transport()
 	if err != nil {

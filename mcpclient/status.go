@@ -15,8 +15,8 @@ type Status struct {
 	Trusted bool   `json:"trusted"`
 	State   string `json:"state"`
 	Error   string `json:"error,omitempty"`
-	// Stderr is the end of what a stdio server last wrote on stderr,
-	// with its secrets hidden.
+	// Stderr is, for a failed stdio server, the end of what it last wrote
+	// on stderr, with its secrets hidden.
 	Stderr string `json:"stderr,omitempty"`
 	// Tools are known once it has started.
 	Tools []ToolInfo `json:"tools,omitempty"`
@@ -50,7 +50,9 @@ func (m *Manager) Status() []Status {
 			if s.lastErr != nil {
 				st.Error = s.lastErr.Error()
 			}
-			st.Stderr = s.spec.redact(s.stderr.lastLines(stderrLines))
+			if st.State == StateFailed {
+				st.Stderr = s.spec.redact(s.stderr.lastLines(stderrLines))
+			}
 			s.mu.Unlock()
 		}
 		for _, t := range s.toolList() {
