@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -16,6 +17,7 @@ import (
 	"github.com/superagents/superagents/internal/golden"
 	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/llm/llmtest"
+	"github.com/superagents/superagents/tasks"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -171,5 +173,53 @@ func TestInstructionsReachTheModel(t *testing.T) {
 	}
 	if strings.Contains(system, "never read") {
 		t.Fatalf("system prompt holds a file it should not:\n%s", system)
+	}
+}
+
+// TestBackgroundTasksGetInstructions: a task launched in the background
+// works in the same workspace, and its model request holds the
+// instructions too.
+func TestBackgroundTasksGetInstructions(t *testing.T) {
+	_, ws, user := repo(t)
+	text, err := instructions.Load(ws, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewAnthropic(t)
+	var mu sync.Mutex
+	var childSystem string
+	srv.Handle(func(req llmtest.Request) llmtest.Reply {
+		body := string(req.Body)
+		switch {
+		case strings.Contains(body, "Verify the endpoints"): // the task's own request
+			mu.Lock()
+			childSystem = body
+			mu.Unlock()
+			return llmtest.Reply{Text: "checked"}
+		case func() bool { _, ok := req.LastToolResult(); return ok }():
+			return llmtest.Reply{Text: "launched"}
+		}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{stacktest.ToolCall(tasks.TaskToolName, map[string]any{
+			"description": "verify the endpoints", "prompt": "Verify the endpoints", "agent": "general"})}}
+	})
+	stack := stacktest.Open(t, t.TempDir(), ws, stacktest.Config(t, ws, srv.BaseURL()))
+	defer stack.Close()
+	stack.Engine.Instructions = text
+	sess, err := stack.Store.CreateSession(context.Background(), sa.NewSession{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stack.Engine.Run(context.Background(), sess.ID, engine.TurnOptions{}, engine.UserMessage("Do it in the background.")); err != nil {
+		t.Fatal(err)
+	}
+	list, err := stack.Store.ListTasks(context.Background(), sa.TaskFilter{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("tasks: %v, %v", list, err)
+	}
+	stack.WaitTask(t, list[0].ID)
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(childSystem, "The API speaks JSON only.") || !strings.Contains(childSystem, "Answer in British English.") {
+		t.Fatalf("the task's request lacks the instructions:\n%s", childSystem)
 	}
 }
