@@ -23,6 +23,10 @@ type Dirs struct {
 	Project string
 	// User is $XDG_CONFIG_HOME/superagents/agents.
 	User string
+	// ClaudeProject and ClaudeUser are Claude Code's subagent directories,
+	// <workspace>/.claude/agents and ~/.claude/agents (see ParseClaude).
+	ClaudeProject string
+	ClaudeUser    string
 }
 
 // ProjectDir returns the project profile directory of a workspace.
@@ -101,9 +105,10 @@ func Builtins() ([]Profile, error) {
 	return out, nil
 }
 
-// Load reads the built-in, user and project profiles. A profile hides the
-// profiles of the same name from sources of lower precedence (project >
-// user > built-in). A file that cannot be read or parsed is left out and
+// Load reads the built-in, Claude Code, user and project profiles. A
+// profile hides the profiles of the same name from sources of lower
+// precedence (project > user > Claude Code project > Claude Code user >
+// built-in): ours win over Claude Code's. A file that cannot be read or parsed is left out and
 // reported, one *FileError per problem, while the others load.
 func Load(dirs Dirs) (*Catalog, []error) {
 	c := &Catalog{byName: make(map[string]Profile)}
@@ -118,7 +123,7 @@ func Load(dirs Dirs) (*Catalog, []error) {
 	for _, src := range []struct {
 		kind SourceKind
 		dir  string
-	}{{User, dirs.User}, {Project, dirs.Project}} {
+	}{{ClaudeUser, dirs.ClaudeUser}, {ClaudeProject, dirs.ClaudeProject}, {User, dirs.User}, {Project, dirs.Project}} {
 		if src.dir == "" {
 			continue
 		}
@@ -157,7 +162,11 @@ func loadDir(kind SourceKind, dir string) ([]Profile, []error) {
 			problems = append(problems, &FileError{Path: path, Err: err})
 			continue
 		}
-		p, err := Parse(path, data)
+		parse := Parse
+		if kind == ClaudeUser || kind == ClaudeProject {
+			parse = ParseClaude
+		}
+		p, err := parse(path, data)
 		if err != nil {
 			problems = append(problems, flatten(err)...)
 			continue

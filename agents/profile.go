@@ -2,12 +2,13 @@
 // matter names the agent, says what it is for and which model and tools it
 // uses, and whose body is its system prompt.
 //
-// Profiles come from three places, and a profile hides those of the same
+// Profiles come from these places, and a profile hides those of the same
 // name from the places after it: the project
 // (<workspace>/.superagents/agents/*.md), the user
 // ($XDG_CONFIG_HOME/superagents/agents/*.md, by default
-// ~/.config/superagents/agents/*.md) and the built-in ones (general and
-// explore).
+// ~/.config/superagents/agents/*.md), Claude Code's project and user
+// subagents (<workspace>/.claude/agents/*.md, ~/.claude/agents/*.md; see
+// ParseClaude) and the built-in ones (general and explore).
 package agents
 
 import (
@@ -122,6 +123,9 @@ func Parse(path string, data []byte) (Profile, error) {
 type parser struct {
 	path string
 	errs []error
+	// claude reads a Claude Code subagent file: keys only it knows are
+	// ignored (see ParseClaude).
+	claude bool
 }
 
 func (p *parser) fail(line int, format string, args ...any) {
@@ -224,6 +228,13 @@ func (p *parser) frontMatter(src string) Profile {
 			}
 			prof.MaxSteps = n
 		default:
+			if p.claude {
+				// Claude Code's own keys; maxTurns is our max_steps.
+				if n, err := strconv.Atoi(value.Value); key.Value == "maxTurns" && err == nil && n > 0 {
+					prof.MaxSteps = n
+				}
+				continue
+			}
 			p.fail(key.Line, "unknown key %q; the keys are %s", key.Value, strings.Join(knownKeys, ", "))
 		}
 	}
@@ -268,6 +279,9 @@ func (p *parser) toolList(value *yaml.Node) []string {
 	add := func(name string, line int) {
 		name = strings.TrimSpace(name)
 		if err := tools.ValidateToolPatterns([]string{name}); err != nil {
+			if p.claude {
+				return // Claude Code's own syntax, such as "Agent(a, b)"
+			}
 			p.fail(line, "tools: %v", err)
 			return
 		}

@@ -113,6 +113,8 @@ type app struct {
 	// (the terminal chat, in its own layout) instead of printing it.
 	holdNotice bool
 	heldNotice string
+	// trustProject lets the project's MCP servers run (--trust-project).
+	trustProject bool
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -145,6 +147,7 @@ Without a command, superagents opens a chat (see 'superagents chat --help').`,
 		"PostgreSQL database URL, postgres://... (env "+EnvDatabaseURL+"; config database.url; default: SQLite in the data directory)")
 	root.PersistentFlags().StringVar(&a.workspace, "workspace", "",
 		"directory the agents' tools work in; its .superagents/ holds project config and agents (default: the current directory)")
+	a.bindMCPFlags(root)
 	root.AddCommand(
 		a.sessionsCommand(),
 		a.importCommand(),
@@ -162,6 +165,7 @@ Without a command, superagents opens a chat (see 'superagents chat --help').`,
 		a.agentsCommand(),
 		a.contextCommand(),
 		a.mcpCommand(),
+		a.mcpServersCommand(),
 		a.serveCommand(),
 		a.versionCommand(),
 		a.migrateCommand(),

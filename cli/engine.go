@@ -75,9 +75,12 @@ func (a *app) loadConfig(model string) (config.Config, error) {
 
 // agentDirs are the profile directories for the workspace and user.
 func (a *app) agentDirs(workspace string) agents.Dirs {
-	dirs := agents.Dirs{Project: agents.ProjectDir(workspace)}
+	dirs := agents.Dirs{Project: agents.ProjectDir(workspace), ClaudeProject: agents.ClaudeProjectDir(workspace)}
 	if dir := a.userConfigDir(); dir != "" {
 		dirs.User = filepath.Join(dir, "agents")
+	}
+	if home := a.env.Getenv("HOME"); home != "" {
+		dirs.ClaudeUser = agents.ClaudeUserDir(home)
 	}
 	return dirs
 }
@@ -86,8 +89,20 @@ func (a *app) agentDirs(workspace string) agents.Dirs {
 // the engine (whose agents get the task tools), the event bus and the
 // task manager. It says once on stderr when no model was configured and
 // the offline one is used, and reports profile files that do not load.
-// Everything closes with the command.
+// Everything closes with the command. The agents it runs get the user's
+// MCP servers and the project's instructions.
 func (a *app) openRuntime(ctx context.Context, model string) (*runtime.Runtime, error) {
+	return a.open(ctx, model, true)
+}
+
+// openSessions is openRuntime for commands that only act on sessions and
+// tasks (append, clear, fork, delete, import, task output and cancel):
+// they run no agent, so neither MCP servers nor instructions are set up.
+func (a *app) openSessions(ctx context.Context) (*runtime.Runtime, error) {
+	return a.open(ctx, "", false)
+}
+
+func (a *app) open(ctx context.Context, model string, agents bool) (*runtime.Runtime, error) {
 	if a.rt != nil {
 		return a.rt, nil
 	}
@@ -117,6 +132,11 @@ func (a *app) openRuntime(ctx context.Context, model string) (*runtime.Runtime, 
 		return rt.Close(ctx)
 	})
 	a.noticeOnce(cfg.Notice())
+	if agents {
+		if err := a.attachMCP(rt.Engine, cfg, ws); err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range problems {
 		fmt.Fprintf(a.env.Stderr, "warning: agent profile skipped: %v\n", p)
 	}

@@ -56,7 +56,7 @@ func (a *app) importFromHost(ctx context.Context, h hostImport, args []string, a
 	if err != nil {
 		return err
 	}
-	rt, err := a.openRuntime(ctx, "")
+	rt, err := a.openSessions(ctx)
 	if err != nil {
 		return err
 	}

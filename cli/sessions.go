@@ -164,7 +164,7 @@ func (a *app) appendCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rt, err := a.openRuntime(cmd.Context(), "")
+			rt, err := a.openSessions(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -201,7 +201,7 @@ afterwards are seen only by that one. Prints the child's id.`,
 			if err != nil {
 				return err
 			}
-			rt, err := a.openRuntime(cmd.Context(), "")
+			rt, err := a.openSessions(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -229,7 +229,7 @@ func (a *app) clearCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rt, err := a.openRuntime(cmd.Context(), "")
+			rt, err := a.openSessions(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -303,7 +303,7 @@ cancelled (the process running them stops them within moments).`,
 			if err != nil {
 				return err
 			}
-			rt, err := a.openRuntime(cmd.Context(), "")
+			rt, err := a.openSessions(cmd.Context())
 			if err != nil {
 				return err
 			}

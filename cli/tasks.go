@@ -121,7 +121,7 @@ timeout passes (seconds; default 60, at most 600).`,
 			if most := int(tasks.MaxBlockTimeout.Seconds()); timeout < 1 || timeout > most {
 				return usagef("--timeout must be between 1 and %d seconds, not %d", most, timeout)
 			}
-			rt, err := a.openRuntime(cmd.Context(), "")
+			rt, err := a.openSessions(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -157,7 +157,7 @@ tools stop (a task running in another superagents process stops within a
 second, when that process sees the change).`,
 		Args: exactArgs(1, "one task id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rt, err := a.openRuntime(cmd.Context(), "")
+			rt, err := a.openSessions(cmd.Context())
 			if err != nil {
 				return err
 			}

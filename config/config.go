@@ -71,6 +71,11 @@ type Config struct {
 	Models map[string]Model `toml:"models"`
 	// Compaction configures automatic compaction.
 	Compaction Compaction `toml:"compaction"`
+	// MCP lists the user's MCP servers (see mcp.go).
+	MCP MCP `toml:"mcp"`
+	// TrustedProjects are project directories whose .mcp.json servers may
+	// run (user file only).
+	TrustedProjects []string `toml:"trusted_projects"`
 
 	// ModelOrigin says where Model came from: a file path, "env
 	// SUPERAGENTS_MODEL", "flag" or "default".
@@ -219,6 +224,10 @@ func Default() Config {
 		Fork:       forkctx.DefaultConfig(),
 		Models:     DefaultModels(),
 		Compaction: Compaction{Threshold: DefaultCompactionThreshold},
+		MCP: MCP{
+			ToolTimeout:    Duration{DefaultMCPToolTimeout},
+			StartupTimeout: Duration{DefaultMCPStartupTimeout},
+		},
 	}
 	for _, b := range Builtins() {
 		c.Providers[b.Name] = b.Provider
@@ -405,6 +414,7 @@ func (c Config) Validate() error {
 		errs = append(errs, &Error{Key: "permissions", Msg: err.Error()})
 	}
 	errs = append(errs, c.validateModels()...)
+	errs = append(errs, c.validateMCP()...)
 	if c.Model != "" {
 		if _, _, _, err := c.Resolve(c.Model); err != nil {
 			msg := err.Error()

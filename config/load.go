@@ -63,12 +63,15 @@ func Load(opts Options) (Config, error) {
 
 	c := Default()
 	var files []*File
-	for _, path := range paths {
+	for i, path := range paths {
 		f, err := c.mergeFile(path)
 		if err != nil {
 			return Config{}, err
 		}
 		if f != nil {
+			if err := c.noteMCP(f, i > 0); err != nil {
+				return Config{}, err
+			}
 			files = append(files, f)
 			c.Files = append(c.Files, path)
 		}

@@ -45,6 +45,14 @@ type Engine struct {
 	// BashEnv is the environment bash commands start from (the process's
 	// if nil).
 	BashEnv []string
+	// ExtraTools, if set, adds tools from outside (the user's MCP
+	// servers). It is given the profile's tool patterns (nil: every tool),
+	// so that it can skip work for tools the agent cannot have. A
+	// read_only permission keeps only the read-only ones.
+	ExtraTools func(ctx context.Context, patterns []string) ([]tools.Tool, error)
+	// Instructions, if set, end every agent's system prompt (the
+	// project's AGENTS.md files).
+	Instructions string
 
 	builtins sync.Map // agent name → *tools.Set: built once, they never change
 }
@@ -121,6 +129,16 @@ func (e *Engine) toolsFor(ctx context.Context, sessionID string, profile agents.
 		}
 		all = append(all, extra...)
 	}
+	if e.ExtraTools != nil {
+		extra, err := e.ExtraTools(ctx, profile.Tools)
+		if err != nil {
+			return nil, fmt.Errorf("extra tools: %w", err)
+		}
+		if e.Config.Permissions.ForAgent(profile.Name).ReadOnly {
+			extra = slices.DeleteFunc(extra, func(t tools.Tool) bool { return !t.ReadOnly() })
+		}
+		all = append(all, extra...)
+	}
 	set, err := tools.NewSet(all...)
 	if err != nil {
 		return nil, err
@@ -161,7 +179,11 @@ func (e *Engine) hiddenEnv() []string {
 // those tools are offered) and where the agent works.
 func (e *Engine) systemPrompt(profile agents.Profile, toolSet *tools.Set) string {
 	prompt := profile.SystemPrompt(toolSet.Names())
-	return prompt + "\n\n# Environment\nWorkspace (the working directory of your tools): " + e.Workspace.Dir()
+	prompt += "\n\n# Environment\nWorkspace (the working directory of your tools): " + e.Workspace.Dir()
+	if e.Instructions != "" {
+		prompt += "\n\n" + e.Instructions
+	}
+	return prompt
 }
 
 // Run runs one turn of a session: it stores the input (usually the user's

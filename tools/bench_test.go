@@ -90,3 +90,30 @@ func BenchmarkRead10MB(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGrepGitignore is the rare-literal grep over the same tree with a
+// .gitignore at its root and one in each top directory, and without them.
+func BenchmarkGrepGitignore(b *testing.B) {
+	files := make(map[string]string, len(benchTree())+101)
+	for k, v := range benchTree() {
+		files[k] = v
+	}
+	files[".gitignore"] = "*.log\n/d99/\nbuild/\n"
+	for i := range 100 {
+		files[fmt.Sprintf("d%02d/.gitignore", i)] = "gen_*.go\n!keep.go\n"
+	}
+	_, set := newTestWorkspace(b, files, Options{})
+	for _, bc := range []struct{ name, input string }{
+		{"with .gitignore files", `{"pattern":"NEEDLE"}`},
+		{"include_ignored", `{"pattern":"NEEDLE","include_ignored":true}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				res, err := set.Call(b.Context(), Grep, []byte(bc.input))
+				if err != nil || res.IsError {
+					b.Fatal(err, res.Output)
+				}
+			}
+		})
+	}
+}

@@ -16,9 +16,11 @@ import (
 type globInput struct {
 	Pattern string `json:"pattern" jsonschema:"The pattern, e.g. **/*.go or src/**/*_test.ts. * matches within one path segment, ** any number of segments, {a,b} alternatives, [abc] one character."`
 	Path    string `json:"path,omitempty" jsonschema:"The directory the pattern is relative to: a path relative to the workspace, or an absolute path inside it. Default: the workspace itself."`
+	// IncludeIgnored turns off the .gitignore files.
+	IncludeIgnored bool `json:"include_ignored,omitempty" jsonschema:"Also match paths the workspace's .gitignore files ignore."`
 }
 
-const globDescription = `Find files in the workspace by name pattern (** matches any number of directories). Returns matching file paths relative to the workspace, sorted, at most 1000. The .git directory is skipped unless the pattern names it. Use grep to search file contents.`
+const globDescription = `Find files in the workspace by name pattern (** matches any number of directories). Returns matching file paths relative to the workspace, sorted, at most 1000. The .git directory is skipped unless the pattern names it, and so are paths the workspace's .gitignore files ignore unless include_ignored is set. Use grep to search file contents.`
 
 func newGlob(ws *Workspace) (Tool, error) {
 	return New(Glob, globDescription, true, func(ctx context.Context, in globInput) (Result, error) {
@@ -50,8 +52,15 @@ func globFiles(ctx context.Context, ws *Workspace, in globInput) (Result, error)
 
 	var out strings.Builder
 	found := 0
+	ig := ignorerFor(ws, dir, in.IncludeIgnored)
 	err = walk(ctx, ws, dir, func(e entry) error {
 		sub := relTo(dir, e.path)
+		if ig.skip(e) {
+			if e.d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if e.d.IsDir() {
 			if skipGit && e.name == ".git" || maxDepth >= 0 && depth(sub) >= maxDepth {
 				return fs.SkipDir
@@ -70,7 +79,7 @@ func globFiles(ctx context.Context, ws *Workspace, in globInput) (Result, error)
 		return walkFailure(dir, err)
 	}
 	if found == 0 {
-		return Result{Output: fmt.Sprintf("no files match %s in %s", in.Pattern, dir)}, nil
+		return Result{Output: fmt.Sprintf("no files match %s in %s", in.Pattern, dir) + ig.note()}, nil
 	}
 	if found > MaxListEntries {
 		fmt.Fprintf(&out, "[%d of %d matching files shown; use a narrower pattern or path]\n", MaxListEntries, found)

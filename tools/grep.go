@@ -29,12 +29,14 @@ type grepInput struct {
 	Path       string `json:"path,omitempty" jsonschema:"The file or directory to search: a path relative to the workspace, or an absolute path inside it. Default: the workspace itself."`
 	Glob       string `json:"glob,omitempty" jsonschema:"Only search files matching this pattern, e.g. *.go or src/**/*.ts. A pattern without / is matched against file names, one with / against paths relative to path."`
 	IgnoreCase bool   `json:"ignore_case,omitempty" jsonschema:"Match letters regardless of case."`
+	// IncludeIgnored turns off the .gitignore files.
+	IncludeIgnored bool `json:"include_ignored,omitempty" jsonschema:"Also search files the workspace's .gitignore files ignore."`
 }
 
 const grepDescription = `Search file contents in the workspace with a regular expression (Go RE2 syntax: no backreferences or lookaround). Prints each matching line as path:line:text, paths relative to the workspace, files in sorted order.
 
 - Filter files with glob (e.g. *.go, **/*_test.go).
-- The .git directory, binary files and symbolic links are skipped.
+- The .git directory, binary files and symbolic links are skipped, and so are files the workspace's .gitignore files ignore unless include_ignored is set.
 - At most 200 matching lines are shown, and a note gives the total; long lines are cut to 300 characters.`
 
 func newGrep(ws *Workspace) (Tool, error) {
@@ -64,12 +66,13 @@ func grepFiles(ctx context.Context, ws *Workspace, in grepInput) (Result, error)
 	}
 
 	var out strings.Builder
-	matches, files, err := searchFiles(ctx, ws, dir, in.Glob, re, &out)
+	ig := ignorerFor(ws, dir, in.IncludeIgnored)
+	matches, files, err := searchFiles(ctx, ws, dir, in.Glob, re, ig, &out)
 	if err != nil {
 		return walkFailure(dir, err)
 	}
 	if matches == 0 {
-		return Result{Output: fmt.Sprintf("no matches for %s in %s", in.Pattern, dir)}, nil
+		return Result{Output: fmt.Sprintf("no matches for %s in %s", in.Pattern, dir) + ig.note()}, nil
 	}
 	if matches > MaxGrepMatches {
 		fmt.Fprintf(&out, "[showing %d of %d matching lines in %d files; narrow the pattern, path or glob to see the rest]\n", MaxGrepMatches, matches, files)
@@ -81,10 +84,16 @@ func grepFiles(ctx context.Context, ws *Workspace, in grepInput) (Result, error)
 // to out in walk order, at most MaxGrepMatches of them. It returns how many
 // lines matched and in how many files. (Searching files in parallel was
 // measured: it gained nothing, the time going to system calls.)
-func searchFiles(ctx context.Context, ws *Workspace, dir, glob string, re *regexp.Regexp, out *strings.Builder) (matches, files int, err error) {
+func searchFiles(ctx context.Context, ws *Workspace, dir, glob string, re *regexp.Regexp, ig *ignorer, out *strings.Builder) (matches, files int, err error) {
 	r := bufio.NewReaderSize(nil, 64*1024)
 	var b strings.Builder
 	err = walk(ctx, ws, dir, func(e entry) error {
+		if ig.skip(e) {
+			if e.d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if e.d.IsDir() {
 			if e.name == ".git" {
 				return fs.SkipDir

@@ -14,9 +14,11 @@ const MaxListEntries = 1000
 
 type lsInput struct {
 	Path string `json:"path,omitempty" jsonschema:"The directory to list: a path relative to the workspace, or an absolute path inside it. Default: the workspace itself."`
+	// IncludeIgnored turns off the .gitignore files.
+	IncludeIgnored bool `json:"include_ignored,omitempty" jsonschema:"Also list entries the workspace's .gitignore files ignore."`
 }
 
-const lsDescription = `List a directory of the workspace, one entry per line, sorted by name. Paths are relative to the workspace; directories end with "/", and symbolic links show their target after "->". At most 1000 entries are shown. Use glob to find files by pattern across directories.`
+const lsDescription = `List a directory of the workspace, one entry per line, sorted by name. Paths are relative to the workspace; directories end with "/", and symbolic links show their target after "->". Entries the workspace's .gitignore files ignore are left out unless include_ignored is set. At most 1000 entries are shown. Use glob to find files by pattern across directories.`
 
 func newLs(ws *Workspace) (Tool, error) {
 	return New(Ls, lsDescription, true, func(ctx context.Context, in lsInput) (Result, error) {
@@ -33,6 +35,11 @@ func newLs(ws *Workspace) (Tool, error) {
 		}
 		if len(entries) == 0 {
 			return Result{Output: fmt.Sprintf("[%s is empty]", rel)}, nil
+		}
+		ig := ignorerFor(ws, rel, in.IncludeIgnored)
+		entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return ig.skip(entry{path: path.Join(rel, e.Name()), d: e}) })
+		if len(entries) == 0 {
+			return Result{Output: fmt.Sprintf("[%s is empty]", rel) + ig.note()}, nil
 		}
 		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 		var out strings.Builder
@@ -54,6 +61,6 @@ func newLs(ws *Workspace) (Tool, error) {
 		if n := len(entries) - MaxListEntries; n > 0 {
 			fmt.Fprintf(&out, "[%d more entries not shown; use glob to narrow down]\n", n)
 		}
-		return Result{Output: out.String()}, nil
+		return Result{Output: out.String() + strings.TrimPrefix(ig.note(), "\n")}, nil
 	})
 }
