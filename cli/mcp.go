@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -56,7 +57,7 @@ func (a *app) mcpCommand() *cobra.Command {
 			}
 			srv, err := mcpserver.New(mcpserver.Options{
 				Runtime: rt,
-				Host:    host,
+				Host:    cmp.Or(host, rt.Engine.Config.MCP.Host),
 				Getenv:  a.env.Getenv,
 				Version: versionInfo(a.env.Version).Version,
 				Logger:  slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),

@@ -29,6 +29,10 @@ type MCP struct {
 	ToolTimeout Duration `toml:"tool_timeout"`
 	// StartupTimeout bounds a server's start and handshake.
 	StartupTimeout Duration `toml:"startup_timeout"`
+	// Host, for superagents mcp, names the agent host whose transcripts a
+	// fork reads (claude-code, codex, opencode, or none); empty: the name
+	// the client gives when it connects. The --host flag wins.
+	Host string `toml:"host"`
 }
 
 // MCPServer is one server, as a .mcp.json entry describes it: a command
@@ -88,6 +92,11 @@ func (c Config) validateMCP() []error {
 	}
 	if c.MCP.StartupTimeout.Duration <= 0 {
 		errs = append(errs, &Error{Key: "mcp.startup_timeout", Msg: "must be more than 0"})
+	}
+	switch c.MCP.Host {
+	case "", "none", "claude-code", "codex", "opencode":
+	default:
+		errs = append(errs, &Error{Key: "mcp.host", Msg: "\"" + c.MCP.Host + "\" is not a host: use claude-code, codex, opencode or none"})
 	}
 	for _, p := range c.TrustedProjects {
 		if !filepath.IsAbs(p) {
