@@ -137,6 +137,9 @@ func (c *Chat) observe(ch sa.Change) {
 			delete(c.running, t.ID)
 		}
 		c.mu.Unlock()
+		if !t.Status.Active() {
+			c.refreshCost(ctx, t.ParentSessionID)
+		}
 		c.emit(Event{Session: t.ParentSessionID, Kind: TasksChanged})
 	}
 }

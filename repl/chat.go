@@ -204,6 +204,7 @@ func (t *Turn) run() {
 		wake, a.wakeDue = a.wakeDue && !end.Cancelled, false
 	}
 	c.mu.Unlock()
+	c.refreshCost(c.base, t.session)
 	// Told once the agent is free, so that what hears of the end can use
 	// it. A turn it starts meanwhile may be told of first: events carry
 	// their turn, to keep the two apart.
@@ -310,6 +311,7 @@ type Chat struct {
 	members  map[string]bool    // session → in the tree (a cache)
 	running  map[string]sa.Task // active tasks of the tree's agents
 	waits    map[*Turn]bool     // /output --block waits
+	costs    map[string]float64 // agent → what it cost so far, in dollars
 	created  string             // the root this chat created, removed at Close if unused
 	restored bool
 	closed   bool
@@ -331,7 +333,7 @@ func Open(ctx context.Context, opts Options) (*Chat, error) {
 	c := &Chat{
 		rt: opts.Runtime, eng: opts.Runtime.Engine, store: opts.Runtime.Store, tasks: opts.Runtime.Tasks, bus: opts.Runtime.Bus, settle: settle,
 		base: base, stop: stop,
-		agents: map[string]*agentState{}, members: map[string]bool{}, running: map[string]sa.Task{}, waits: map[*Turn]bool{},
+		agents: map[string]*agentState{}, members: map[string]bool{}, running: map[string]sa.Task{}, waits: map[*Turn]bool{}, costs: map[string]float64{},
 	}
 	if err := c.open(ctx, opts); err != nil {
 		stop()
@@ -421,6 +423,9 @@ type Activity struct {
 	Tasks     int
 	ToolCalls int
 	Task      string
+	// Cost is what the agent in view has cost so far, with its tasks
+	// ("" when its models have no price).
+	Cost string
 }
 
 // Busy reports whether anything is going on.
@@ -441,6 +446,9 @@ func (c *Chat) Activity() Activity {
 		}
 	}
 	act.Waiting = len(c.waits) > 0
+	if usd, ok := c.costs[c.current.ID]; ok {
+		act.Cost = costText(usd)
+	}
 	for _, t := range c.running {
 		act.Tasks++
 		act.ToolCalls += t.Progress.ToolCalls

@@ -44,6 +44,9 @@ func Commands() []Command {
 			"[prompt]", nil, 0, optionalText),
 		{Name: "clear", arg: noArg, run: cmdClear, needsIdle: true,
 			Help: "start the agent's context over (agents forked from it keep what they inherited)"},
+		withSyntax(Command{Name: "compact", run: cmdCompact, needsIdle: true,
+			Help: "summarise the agent's conversation so far: its later turns start from the summary (history keeps everything)"},
+			"[instructions]", nil, 0, optionalText),
 		{Name: "agents", arg: noArg, run: cmdAgents,
 			Help: "show the tree of agents and what each is doing"},
 		{Name: "switch", Usage: "ID", arg: requiredArg, run: cmdSwitch,
@@ -433,4 +436,32 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// cmdCompact asks the agent's model for a summary of the conversation and
+// stores it (seed 001's compaction shape); it runs in the background,
+// like a blocking /output, and holds the session meanwhile.
+func cmdCompact(ctx context.Context, c *Chat, in Input) Reply {
+	cur := c.Current()
+	model, err := c.idleModel(ctx, cur, "compact")
+	if err != nil {
+		return refused(err)
+	}
+	instructions := in.parsed.text
+	compactIt := func(ctx context.Context) (string, error) {
+		res, err := c.rt.Compact(ctx, cur.ID, runtime.HolderChat, model, instructions)
+		if err != nil {
+			return "", errors.New(runtime.Describe(err))
+		}
+		return fmt.Sprintf("Compacted %d messages of %s into a summary: its later turns start from it (history keeps everything).",
+			res.Compacted, sa.ShortID(cur.ID)), nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	turnCtx, cancel := context.WithCancel(c.base)
+	w := &Turn{chat: c, session: cur.ID, wait: compactIt, ctx: turnCtx, cancel: cancel, done: make(chan struct{})}
+	c.waits[w] = true
+	r := note("Compacting %s: asking its model for a summary…", sa.ShortID(cur.ID))
+	r.turn = w
+	return r
 }

@@ -534,6 +534,9 @@ func (m *terminalModel) status() string {
 	if len(parts) == 0 {
 		return ""
 	}
+	if act.Cost != "" {
+		parts = append(parts, act.Cost+" so far")
+	}
 	return m.style.faint.Render(strings.TrimSpace(m.spin.View()) + " " + strings.Join(parts, " · "))
 }
 

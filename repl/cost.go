@@ -1,0 +1,35 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/superagents/superagents/cost"
+)
+
+// refreshCost works out again what an agent has cost so far, its own
+// turns and every task it launched (resumes included), for the status
+// line. Models without a price leave their tokens out; an agent that ran
+// only on such models has no figure.
+func (c *Chat) refreshCost(ctx context.Context, id string) {
+	tree, err := cost.TaskTree(ctx, c.store, id)
+	if err != nil {
+		return
+	}
+	p := tree.Total.Price(c.eng.Config.ModelInfo)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p.USD > 0 {
+		c.costs[id] = p.USD
+	} else {
+		delete(c.costs, id)
+	}
+}
+
+// costText is an amount as the status line shows it.
+func costText(usd float64) string {
+	if usd < 0.01 {
+		return fmt.Sprintf("$%.4f", usd)
+	}
+	return fmt.Sprintf("$%.2f", usd)
+}
