@@ -376,8 +376,9 @@ func (s *server) transport() (mcp.Transport, *exec.Cmd, error) {
 		}
 		cmd.Env = append(append([]string(nil), base...), envList(s.spec.Env)...)
 		// Its own process group, so that stopping it stops what it started
-		// (npx runs node, for one); and killed with this process.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		// (npx runs node, for one); and, where the system can, killed with
+		// this process.
+		cmd.SysProcAttr = serverProcAttr()
 		s.stderr = &tailWriter{}
 		cmd.Stderr = s.stderr
 		// What it started may hold stderr open after it exits: do not wait

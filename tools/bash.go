@@ -206,15 +206,3 @@ func withNote(out, note string) string {
 	}
 	return out + note
 }
-
-// waitExitNoReap blocks until the process has exited, leaving it a zombie
-// for cmd.Wait to reap.
-func waitExitNoReap(pid int) {
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if !errors.Is(err, unix.EINTR) {
-			return
-		}
-	}
-}
