@@ -40,8 +40,9 @@ type Config struct {
 	// tier slot (a user's answers are worth keeping whole).
 	NoTruncateTools []string `toml:"no_truncate_tools" json:"no_truncate_tools"`
 	// MaxChars: a formatted context longer than this loses its oldest
-	// messages until it is at most TargetChars long. A context of at most
-	// MaxChars characters is left whole.
+	// messages until it is at most TargetChars long (by default MaxChars
+	// itself: it keeps as much as fits). A context of at most MaxChars
+	// characters is left whole.
 	MaxChars    int `toml:"max_chars" json:"max_chars"`
 	TargetChars int `toml:"target_chars" json:"target_chars"`
 	// MaxTokens: a context of more tokens loses its oldest messages until it
@@ -69,7 +70,7 @@ func DefaultConfig() Config {
 		},
 		NoTruncateTools: []string{"ask_user_questions"},
 		MaxChars:        200_000,
-		TargetChars:     120_000,
+		TargetChars:     200_000,
 		MaxTokens:       100_000,
 		TokenEncoding:   tokens.DefaultEncoding,
 	}

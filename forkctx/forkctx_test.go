@@ -313,7 +313,7 @@ func TestHiddenPartsAndRecordsAreLeftOut(t *testing.T) {
 		notification,
 	})
 	res := build(t, forkctx.DefaultConfig(), h)
-	if want := "User: go\n\nUser: Task abc123... completed"; res.Digest != want {
+	if want := "User: go\n\nNotification: Task abc123... completed"; res.Digest != want {
 		t.Fatalf("digest = %q, want %q", res.Digest, want)
 	}
 	if res.Stats.FinalMessages != 4 {

@@ -23,9 +23,13 @@ type block struct {
 	removed  bool
 }
 
-// label returns the prefix of a message of the role.
-func label(role sa.Role) string {
-	switch role {
+// label returns the prefix of a message: its role's, or for a task's
+// notification (stored as a user message, but nobody said it) its own.
+func label(m sa.Message) string {
+	if m.Kind == sa.KindNotification {
+		return "Notification:"
+	}
+	switch m.Role {
 	case sa.RoleUser:
 		return "User:"
 	case sa.RoleAssistant:
@@ -75,7 +79,7 @@ func (p *Pipeline) format(history []sa.Message, plan tierPlan, summaryFirst bool
 		}
 		summary := summaryFirst && i == 0
 		b.Reset()
-		b.WriteString(label(m.Role))
+		b.WriteString(label(m))
 		b.WriteByte(' ')
 		if summary {
 			b.WriteString("[Summary of the earlier conversation]\n")

@@ -314,10 +314,10 @@ func userMessages(tag string, n, size int) []sa.Message {
 	return msgs
 }
 
-// Seed 001, scenario "Character budget enforcement", with the reading of
-// the range between the two limits: a digest of at most MaxChars (200,000)
-// is left whole; a longer one loses its oldest messages until it is at most
-// TargetChars (120,000).
+// Seed 001, scenario "Character budget enforcement": a digest of at most
+// MaxChars (200,000) is left whole; a longer one loses its oldest messages
+// until it fits within TargetChars (by default the same 200,000): a child
+// just over the limit keeps nearly all it could inherit.
 func TestSeed001_CharacterBudgetEnforcement(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -327,12 +327,15 @@ func TestSeed001_CharacterBudgetEnforcement(t *testing.T) {
 		// 100 blocks of 1,998 characters and 99 separators of 2: 199,998.
 		{"199,998 characters: nothing removed", userMessages("a", 100, 1998), false},
 		{"exactly 200,000: nothing removed", append(userMessages("a", 99, 1998), userMessages("b", 1, 2000)...), false},
-		{"200,001: trimmed to 120,000", append(userMessages("a", 99, 1998), userMessages("b", 1, 2001)...), true},
+		{"200,001: trimmed to fit 200,000", append(userMessages("a", 99, 1998), userMessages("b", 1, 2001)...), true},
 		{"between the limits (150,000) with many messages: nothing removed", userMessages("a", 5000, 28), false},
 		{"at most 120,000 with 10,000 messages: nothing removed", userMessages("a", 10_000, 10), false},
 		{"far over (400,000): trimmed", userMessages("a", 200, 1998), true},
 	}
 	cfg := forkctx.DefaultConfig()
+	if cfg.TargetChars != cfg.MaxChars {
+		t.Fatalf("default target %d, want the budget %d", cfg.TargetChars, cfg.MaxChars)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := withIDs(tt.history)
@@ -369,6 +372,21 @@ func TestSeed001_CharacterBudgetEnforcement(t *testing.T) {
 	}
 }
 
+// TestJustOverTheBudgetKeepsNearlyAll: a 210,000-character digest keeps
+// at least 190,000 characters (trimming to a lower target would lose 40%).
+func TestJustOverTheBudgetKeepsNearlyAll(t *testing.T) {
+	// 104 × 1,998 + 1 × 2,000 characters, 104 separators of 2: 210,000.
+	h := withIDs(append(userMessages("a", 104, 1998), userMessages("b", 1, 2000)...))
+	res := build(t, forkctx.DefaultConfig(), h)
+	st := res.Stats
+	if st.FormattedChars != 210_000 {
+		t.Fatalf("formatted %d characters, want 210,000", st.FormattedChars)
+	}
+	if st.FinalChars < 190_000 || st.FinalChars > 200_000 {
+		t.Fatalf("kept %d characters, want between 190,000 and 200,000", st.FinalChars)
+	}
+}
+
 // Seed 001, scenario "Dynamic preamble content".
 func TestSeed001_DynamicPreambleContent(t *testing.T) {
 	cfg := forkctx.DefaultConfig()
@@ -388,7 +406,7 @@ func TestSeed001_DynamicPreambleContent(t *testing.T) {
 	for _, want := range []string{
 		"the digest starts from the latest compaction summary, and the 2 messages before it are left out",
 		"5 in tier 1 (kept whole), 10 in tier 2 (cut to 2500 characters: 10 were cut), 2 in tier 3 (cut to 400 characters: 2 were cut)",
-		fmt.Sprintf("Removed messages: %d of the oldest, %d because the digest exceeded 60000 characters (it was trimmed to at most 50000)", st.Removed.Messages, st.Removed.ForChars),
+		fmt.Sprintf("Removed messages: %d of the oldest, %d because the digest exceeded 60000 characters (it was trimmed to fit within 50000)", st.Removed.Messages, st.Removed.ForChars),
 		"read the file or run the command again",
 	} {
 		if !strings.Contains(res.Preamble, want) {
