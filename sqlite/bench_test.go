@@ -48,3 +48,5 @@ func BenchmarkReplayChain(b *testing.B) { storetest.BenchReplayChain(b, openBenc
 func BenchmarkAppend(b *testing.B) { storetest.BenchAppend(b, openBench) }
 
 func BenchmarkParallelAppend(b *testing.B) { storetest.BenchParallelAppend(b, openBench) }
+
+func BenchmarkTurnLease(b *testing.B) { storetest.BenchTurnLease(b, openBench) }

@@ -159,3 +159,28 @@ func BenchParallelAppend(b *testing.B, open Opener) {
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 }
+
+// BenchTurnLease measures taking and giving back a session's turn lease,
+// what every turn, append and clear through the runtime adds to its own
+// writes.
+func BenchTurnLease(b *testing.B, open Opener) {
+	ctx := context.Background()
+	st := open(b)
+	if err := st.RegisterRunner(ctx, sa.Runner{ID: "runner-bench", Host: "bench", PID: 1}); err != nil {
+		b.Fatal(err)
+	}
+	sess, err := st.CreateSession(ctx, sa.NewSession{Agent: "general"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lease := sa.TurnLease{SessionID: sess.ID, RunnerID: "runner-bench", Holder: "bench"}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := st.AcquireTurn(ctx, lease); err != nil {
+			b.Fatal(err)
+		}
+		if err := st.ReleaseTurn(ctx, sess.ID, lease.RunnerID); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
