@@ -24,7 +24,7 @@ func main() {
 // run converts each named encoding into dir/NAME.vocab: genvocab DIR NAME...
 func run(args []string) error {
 	if len(args) < 2 {
-		return fmt.Errorf("usage: genvocab DIR ENCODING...")
+		return fmt.Errorf("usage: genvocab DIR ENCODING [ENCODING]")
 	}
 	for _, name := range args[1:] {
 		text, err := assets.Assets.ReadFile(name + ".tiktoken")
