@@ -10,14 +10,13 @@ import (
 	"testing"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/sqlite"
 )
 
 // fillTools appends rounds of a user request, an assistant message with a
 // tool call and its result of about 4 KB (lines of code and log text):
 // 3 messages per round, 22 MB for 5,000 rounds.
-func fillTools(b *testing.B, st interface {
-	Append(context.Context, string, ...sa.Message) ([]sa.Message, error)
-}, id string, rounds int) {
+func fillTools(b *testing.B, st *sqlite.Store, id string, rounds int) {
 	b.Helper()
 	var line strings.Builder
 	for i := 0; line.Len() < 4000; i++ {
@@ -81,4 +80,3 @@ func BenchmarkHistoryTools(b *testing.B) {
 		}
 	})
 }
-
