@@ -39,7 +39,8 @@ import (
 //   - last_user: the latest user message;
 //   - last_tool_result: the results of the latest tool message, one per line;
 //   - tool_result "name": the latest result of that tool;
-//   - group N: group N of the matches regexp (0 is the whole match).
+//   - group N: group N of the matches regexp (0 is the whole match);
+//   - slice s i [j] and len s, as in text/template (bytes of text).
 //
 // A rule may call only tools the request offers; otherwise the call fails
 // with an error that names the rule.

@@ -26,7 +26,9 @@ const (
 // templateFunc is a function a template may call.
 type templateFunc struct {
 	params []argKind
-	call   func(args []any) (string, error)
+	// optional is how many of the last params may be left out.
+	optional int
+	call     func(args []any) (string, error)
 }
 
 // funcMap is the functions of one template execution, by name.
@@ -38,6 +40,28 @@ var templateNames = map[string]any{
 	"last_tool_result": true,
 	"tool_result":      true,
 	"group":            true,
+	"slice":            true,
+	"len":              true,
+}
+
+// builtins are the functions of text/template that scripts may use, with
+// its meaning, on text: slice s i [j] is s[i:j] in bytes; len s is the
+// length of s in bytes.
+var builtins = funcMap{
+	"slice": {params: []argKind{argString, argInt, argInt}, optional: 1, call: func(args []any) (string, error) {
+		s, i := args[0].(string), args[1].(int)
+		j := len(s)
+		if len(args) == 3 {
+			j = args[2].(int)
+		}
+		if i < 0 || j < i || j > len(s) {
+			return "", fmt.Errorf("index out of range: [%d:%d] of %d bytes", i, j, len(s))
+		}
+		return s[i:j], nil
+	}},
+	"len": {params: []argKind{argString}, call: func(args []any) (string, error) {
+		return strconv.Itoa(len(args[0].(string))), nil
+	}},
 }
 
 // checkTemplate checks a template's syntax; it returns the text unchanged.
@@ -234,13 +258,16 @@ func (e evaluator) arg(n parse.Node) (any, error) {
 func (e evaluator) call(at parse.Node, name string, args []any) (any, error) {
 	f, ok := e.funcs[name]
 	if !ok {
+		f, ok = builtins[name]
+	}
+	if !ok {
 		return nil, e.errorf(at, "%q is not a defined function", name)
 	}
-	if len(args) != len(f.params) {
+	if len(args) < len(f.params)-f.optional || len(args) > len(f.params) {
 		return nil, e.errorf(at, "wrong number of args for %s: want %d got %d", name, len(f.params), len(args))
 	}
-	for i, want := range f.params {
-		v, err := convert(args[i], want)
+	for i := range args {
+		v, err := convert(args[i], f.params[i])
 		if err != nil {
 			return nil, e.errorf(at, "wrong type for value; expected %s: argument %d of %s", err, i+1, name)
 		}
