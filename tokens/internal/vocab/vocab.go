@@ -1,8 +1,9 @@
 // Package vocab is the compact form of a byte-pair-encoding vocabulary
 // that the tokens package embeds: for each token in order of rank, the
-// gap from the previous rank and the token's bytes, as
+// gap from the previous rank and the token's bytes, after the number of
+// tokens (so that the map is allocated once at its size):
 //
-//	uvarint(rank - previous rank - 1) uvarint(len(token)) token
+//	uvarint(count) { uvarint(rank - previous rank - 1) uvarint(len(token)) token }
 //
 // compressed with DEFLATE. It is a quarter of the size of the tiktoken
 // text form (base64 tokens and decimal ranks) and decodes without
@@ -49,7 +50,7 @@ func FromTiktoken(text []byte) ([]byte, error) {
 		entries = append(entries, entry{string(b), r})
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].rank < entries[j].rank })
-	var raw []byte
+	raw := binary.AppendUvarint(nil, uint64(len(entries)))
 	prev := -1
 	for _, e := range entries {
 		if e.rank == prev {
@@ -77,12 +78,19 @@ func FromTiktoken(text []byte) ([]byte, error) {
 // Decode returns the ranks of a compact vocabulary's tokens.
 func Decode(data []byte) (map[string]int, error) {
 	r := bufio.NewReaderSize(flate.NewReader(bytes.NewReader(data)), 64<<10)
-	ranks := make(map[string]int, 1<<17)
+	count, err := binary.ReadUvarint(r)
+	if err != nil {
+		return nil, fmt.Errorf("vocabulary: %w", noEOF(err))
+	}
+	ranks := make(map[string]int, min(count, 1<<20))
 	rank := -1
 	var buf []byte
 	for {
 		gap, err := binary.ReadUvarint(r)
 		if err == io.EOF {
+			if uint64(len(ranks)) != count {
+				return nil, fmt.Errorf("vocabulary: %d tokens, want %d", len(ranks), count)
+			}
 			return ranks, nil
 		}
 		if err != nil {

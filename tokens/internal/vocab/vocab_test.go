@@ -111,9 +111,11 @@ func TestDecodeCorrupt(t *testing.T) {
 	}
 	for name, data := range map[string][]byte{
 		"not deflate":     []byte("plain text"),
-		"truncated token": truncated([]byte{0, 5, 'a', 'b'}),
-		"truncated entry": truncated([]byte{0}),
-		"huge length":     truncated([]byte{0, 0xff, 0xff, 0xff, 0x7f}),
+		"truncated token": truncated([]byte{1, 0, 5, 'a', 'b'}),
+		"truncated entry": truncated([]byte{1, 0}),
+		"huge length":     truncated([]byte{1, 0, 0xff, 0xff, 0xff, 0x7f}),
+		"missing tokens":  truncated([]byte{2, 0, 1, 'a'}),
+		"no count":        truncated(nil),
 		"cut stream":      good[:len(good)/2],
 	} {
 		if _, err := vocab.Decode(data); err == nil {
