@@ -7,7 +7,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// The regexp engine of Glamour's syntax highlighter keeps a clock
+	// The tokenizer's regexp engine (regexp2) keeps a clock
 	// goroutine for a while after use; it is not ours.
 	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
 }

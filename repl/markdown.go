@@ -3,58 +3,42 @@ package repl
 import (
 	"strings"
 
-	"charm.land/glamour/v2"
-	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/superagents/superagents/internal/mdterm"
 )
 
-// markdown renders answers for the terminal with Glamour, wrapped to the
-// terminal's width, in the dark or light style that suits its background.
-// The renderer is built again only when the width or background changes.
+// markdown renders answers for the terminal, wrapped to the terminal's
+// width, in the dark or light style that suits its background.
 type markdown struct {
-	width    int
-	dark     bool
-	renderer *glamour.TermRenderer
+	width int
+	dark  bool
 }
 
 func newMarkdown() *markdown { return &markdown{width: 80, dark: true} }
 
 func (m *markdown) setWidth(w int) {
 	if w != m.width {
-		m.width, m.renderer = w, nil
+		m.width = w
 	}
 }
 
 func (m *markdown) setDark(dark bool) {
 	if dark != m.dark {
-		m.dark, m.renderer = dark, nil
+		m.dark = dark
 	}
 }
 
-// render returns the answer rendered, or as it is if it cannot be: an
-// answer is never lost to a rendering problem.
+// render returns the answer rendered. An answer is never lost to
+// rendering: text that is not Markdown shows as paragraphs.
 func (m *markdown) render(text string) string {
-	if m.renderer == nil {
-		style := styles.DarkStyle
-		if !m.dark {
-			style = styles.LightStyle
-		}
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(m.width-4, 20)))
-		if err != nil {
-			return text
-		}
-		m.renderer = r
-	}
-	out, err := m.renderer.Render(text)
-	if err != nil {
-		return text
-	}
+	out := mdterm.Render(text, mdterm.Options{Width: max(m.width-4, 20), Light: !m.dark})
 	return trimLineEnds(trimBlankLines(out))
 }
 
-// trimLineEnds drops the spaces Glamour pads every line with up to the
-// full width: once the terminal is made narrower, the padding would wrap
-// into blank rows. A trimmed line ends with its style reset.
+// trimLineEnds drops spaces at the ends of lines: once the terminal is
+// made narrower, they would wrap into blank rows. A trimmed line ends
+// with its style reset.
 func trimLineEnds(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, line := range lines {
@@ -84,7 +68,7 @@ func trimLineEnd(line string) string {
 	return line[:end] + "\x1b[m"
 }
 
-// trimBlankLines drops the blank lines Glamour puts around a document.
+// trimBlankLines drops blank lines around a document.
 func trimBlankLines(s string) string {
 	lines := strings.Split(s, "\n")
 	blank := func(line string) bool { return strings.TrimSpace(ansi.Strip(line)) == "" }

@@ -372,7 +372,7 @@ func (l lineage) Messages(ctx context.Context, id string, after, upto int64) ([]
 			&u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &created); err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(parts, &m.Parts); err != nil {
+		if m.Parts, err = decodeParts(parts); err != nil {
 			return nil, fmt.Errorf("%w: message %d has unreadable parts: %v", sa.ErrCorrupt, m.ID, err)
 		}
 		m.Summary, m.CreatedAt = summary != 0, fromNanos(created)

@@ -108,12 +108,17 @@ func OpenDir(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 // dsn builds the modernc connection string. synchronous=NORMAL is the
 // usual choice with WAL: a crash of the process or the machine leaves a
 // consistent database; a power loss may drop the latest commits.
+// Reads go through a memory map of the file (up to 256 MB of address
+// space per connection): reading a long history through read calls, a
+// page at a time, took 40% of `superagents history`. Writes and the WAL
+// are unchanged.
 func dsn(path, txlock string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(5000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "mmap_size(268435456)")
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	}

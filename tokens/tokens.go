@@ -1,20 +1,29 @@
 // Package tokens counts tokens offline with a byte-pair-encoding tokenizer.
 //
-// The vocabularies ship inside the binary (github.com/pkoukk/tiktoken-go-loader),
-// so nothing is fetched at run time. The encodings are OpenAI's; for Claude
+// The vocabularies ship inside the binary, only the two this package
+// offers and in a compact form (see internal/vocab; vocab/README.md says
+// where they come from), so nothing is fetched at run time. The encodings are OpenAI's; for Claude
 // models a count is an estimate (Anthropic does not publish the tokenizer of
 // its current models), close enough to enforce a context budget.
 package tokens
 
 import (
+	"embed"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"sync"
 
 	tiktoken "github.com/pkoukk/tiktoken-go"
-	loader "github.com/pkoukk/tiktoken-go-loader"
+
+	"github.com/superagents/superagents/tokens/internal/vocab"
 )
+
+//go:generate go run ./internal/genvocab vocab o200k_base cl100k_base
+
+//go:embed vocab/*.vocab
+var vocabularies embed.FS
 
 // Supported encodings.
 const (
@@ -33,8 +42,21 @@ func Encodings() []string { return []string{O200KBase, CL100KBase} }
 // exactly once, before the first encoding is built; nothing else in the
 // program sets it.
 var useOfflineLoader = sync.OnceFunc(func() {
-	tiktoken.SetBpeLoader(loader.NewOfflineLoader())
+	tiktoken.SetBpeLoader(embeddedLoader{})
 })
+
+// embeddedLoader reads the vocabularies embedded in the binary; the
+// library names each by the address of its tiktoken file.
+type embeddedLoader struct{}
+
+func (embeddedLoader) LoadTiktokenBpe(file string) (map[string]int, error) {
+	name := strings.TrimSuffix(path.Base(file), ".tiktoken")
+	data, err := vocabularies.ReadFile("vocab/" + name + ".vocab")
+	if err != nil {
+		return nil, fmt.Errorf("vocabulary %s is not embedded", name)
+	}
+	return vocab.Decode(data)
+}
 
 // Counter counts tokens with one encoding. Build it once and reuse it:
 // building loads a vocabulary of up to 200,000 entries (about 0.2 s). A

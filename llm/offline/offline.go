@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"iter"
 	"strings"
-	"text/template"
 	"unicode/utf8"
 
 	"github.com/superagents/superagents"
@@ -245,17 +244,23 @@ func (t turn) toolResult(name string) string {
 }
 
 // funcs binds the template functions of a script to this turn.
-func (t turn) funcs(groups []string) template.FuncMap {
-	return template.FuncMap{
-		"last_user":        func() string { return t.user },
-		"last_tool_result": t.lastToolResult,
-		"tool_result":      t.toolResult,
-		"group": func(n int) (string, error) {
+func (t turn) funcs(groups []string) funcMap {
+	str := func(f func() string) templateFunc {
+		return templateFunc{call: func([]any) (string, error) { return f(), nil }}
+	}
+	return funcMap{
+		"last_user":        str(func() string { return t.user }),
+		"last_tool_result": str(t.lastToolResult),
+		"tool_result": {params: []argKind{argString}, call: func(args []any) (string, error) {
+			return t.toolResult(args[0].(string)), nil
+		}},
+		"group": {params: []argKind{argInt}, call: func(args []any) (string, error) {
+			n := args[0].(int)
 			if n < 0 || n >= len(groups) {
 				return "", fmt.Errorf("group %d does not exist (the rule's regexp has %d)", n, max(len(groups)-1, 0))
 			}
 			return groups[n], nil
-		},
+		}},
 	}
 }
 

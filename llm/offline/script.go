@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"text/template"
 
 	"github.com/superagents/superagents"
 	"github.com/superagents/superagents/config"
@@ -35,11 +34,13 @@ import (
 //     user's message, 2 after the first round of tool calls, and so on.
 //
 // Answers: reply (text) and/or tool_calls (name and input table). Both are
-// templates (Go text/template) with these functions:
+// templates in Go's text/template syntax (text, function calls, pipelines,
+// if/else) with these functions:
 //   - last_user: the latest user message;
 //   - last_tool_result: the results of the latest tool message, one per line;
 //   - tool_result "name": the latest result of that tool;
-//   - group N: group N of the matches regexp (0 is the whole match).
+//   - group N: group N of the matches regexp (0 is the whole match);
+//   - slice s i [j] and len s, as in text/template (bytes of text).
 //
 // A rule may call only tools the request offers; otherwise the call fails
 // with an error that names the rule.
@@ -118,14 +119,14 @@ func (r *Rule) check() error {
 		}
 		r.re = re
 	}
-	if _, err := parse(r.Reply); err != nil {
+	if _, err := checkTemplate(r.Reply); err != nil {
 		return err
 	}
 	for j, c := range r.ToolCalls {
 		if c.Name == "" {
 			return fmt.Errorf("tool call %d has no name", j+1)
 		}
-		if _, err := mapStrings(c.Input, parse); err != nil {
+		if _, err := mapStrings(c.Input, checkTemplate); err != nil {
 			return fmt.Errorf("tool call %d: %v", j+1, err)
 		}
 		if _, err := json.Marshal(c.Input); err != nil {
@@ -179,38 +180,6 @@ func (r *Rule) answer(t turn, groups []string, offered []superagents.ToolSpec) (
 		calls = append(calls, superagents.Part{Type: superagents.PartToolCall, Name: c.Name, Input: raw})
 	}
 	return text, calls, nil
-}
-
-// templateFuncs are the names a template may use; execute binds them to
-// a request.
-var templateFuncs = template.FuncMap{
-	"last_user":        func() string { return "" },
-	"last_tool_result": func() string { return "" },
-	"tool_result":      func(string) string { return "" },
-	"group":            func(int) (string, error) { return "", nil },
-}
-
-// parse checks a template's syntax; it returns the text unchanged.
-func parse(text string) (string, error) {
-	_, err := template.New("template").Funcs(templateFuncs).Parse(text)
-	return text, err
-}
-
-// execute renders a template with functions bound to one request. It is
-// parsed for each use, so nothing is shared between concurrent calls.
-func execute(name, text string, funcs template.FuncMap) (string, error) {
-	if !strings.Contains(text, "{{") {
-		return text, nil
-	}
-	tmpl, err := template.New(name).Funcs(funcs).Parse(text)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	if err := tmpl.Execute(&b, nil); err != nil {
-		return "", err
-	}
-	return b.String(), nil
 }
 
 // mapStrings applies f to every string inside a tool call's input.
