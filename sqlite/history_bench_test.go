@@ -53,7 +53,7 @@ func BenchmarkHistoryTools(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fillTools(b, st, s.ID, 5000)
+	fillTools(b, st.(*sqlite.Store), s.ID, 5000)
 	b.Run("read", func(b *testing.B) {
 		for b.Loop() {
 			h, err := st.History(ctx, s.ID)
