@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/runtime"
 )
 
 func (a *app) compactCommand() *cobra.Command {
