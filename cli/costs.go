@@ -2,11 +2,11 @@ package cli
 
 import (
 	"context"
+	"time"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/cost"
 	"github.com/superagents/superagents/tasks"
-	"time"
 )
 
 // costedSession is a session as `sessions --json` prints it: the listing,

@@ -37,6 +37,7 @@ const mcpSessionTimeout = 30 * time.Minute
 
 type serveFlags struct {
 	addr, allowOrigin string
+	tokenFile         string
 	model             string
 	allowHosts        []string
 	allowRemote       bool
@@ -52,6 +53,8 @@ address, over the same store and task manager as the rest of superagents.
 Every API request needs the token: Authorization: Bearer <token>. It is made
 on first start and kept, readable by you only, in the data directory;
 --print-token prints it. The dashboard asks for it once per browser tab.
+To give several servers (a cluster on one database) the same token, set it
+with --token-file FILE (readable by you only) or SUPERAGENTS_TOKEN.
 
 The server listens on loopback only (127.0.0.1:5165). A non-loopback address
 is refused unless --allow-remote is given: then anyone who can reach the
@@ -79,6 +82,7 @@ func (a *app) serveCommand() *cobra.Command {
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow listening on a non-loopback address (the API is then reachable from the network)")
 	fl.StringSliceVar(&f.allowHosts, "allow-host", nil, "also accept requests whose Host header names this host (a name the server is reached by)")
 	fl.StringVar(&f.allowOrigin, "allow-origin", "", "let web pages of this exact origin call the API (CORS), e.g. https://example.com")
+	fl.StringVar(&f.tokenFile, "token-file", "", "read the API token from this file (mode 0600) instead of "+EnvToken+" or the data directory's")
 	fl.BoolVar(&f.printToken, "print-token", false, "print the API token (making it if needed) and exit")
 	fl.Float64Var(&f.rateLimit, "rate-limit", defaultRateLimit, "most API requests per second, in bursts of twice that, and as many again for MCP; the event stream is not counted (0: no limit)")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", httpapi.DefaultShutdownTimeout, "how long requests in flight may take to finish on shutdown")
@@ -90,7 +94,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	token, created, err := httpapi.LoadOrCreateToken(dir)
+	token, created, err := a.serveToken(dir, f.tokenFile)
 	if err != nil {
 		return err
 	}

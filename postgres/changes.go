@@ -187,12 +187,20 @@ func (s *Store) TouchRunner(ctx context.Context, id string) error {
 	return nil
 }
 
-// RemoveRunner deletes a runner.
+// RemoveRunner deletes a runner and the turn leases it holds, in one
+// transaction.
 func (s *Store) RemoveRunner(ctx context.Context, id string) error {
 	if !storable(id) {
 		return nil
 	}
-	if _, err := s.pool.Exec(ctx, `DELETE FROM runners WHERE id = $1`, id); err != nil {
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM turn_leases WHERE runner_id = $1`, id); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM runners WHERE id = $1`, id)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("remove runner: %w", err)
 	}
 	return nil

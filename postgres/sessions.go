@@ -34,7 +34,7 @@ func storable(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }
 
-const sessionColumns = `id, parent_id, fork_message_id, agent, model, title, created_at, deleted_at`
+const sessionColumns = `id, parent_id, fork_message_id, agent, model, title, origin, created_at, deleted_at`
 
 func scanSession(r pgx.Row, extra ...any) (sa.Session, error) {
 	var (
@@ -43,14 +43,16 @@ func scanSession(r pgx.Row, extra ...any) (sa.Session, error) {
 		forkPoint *int64
 		created   int64
 		deleted   *int64
+		origin    string
 	)
-	dest := append([]any{&s.ID, &parent, &forkPoint, binTo{&s.Agent}, binTo{&s.Model}, binTo{&s.Title}, &created, &deleted}, extra...)
+	dest := append([]any{&s.ID, &parent, &forkPoint, binTo{&s.Agent}, binTo{&s.Model}, binTo{&s.Title}, binTo{&origin}, &created, &deleted}, extra...)
 	if err := r.Scan(dest...); err != nil {
 		return sa.Session{}, err
 	}
 	if parent != nil {
 		s.ParentID, s.ForkMessageID = *parent, *forkPoint
 	}
+	s.Origin = sa.Origin(origin)
 	s.CreatedAt, s.DeletedAt = fromNanos(created), fromNullNanos(deleted)
 	return s, nil
 }
@@ -62,7 +64,7 @@ func (s *Store) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session
 	}
 	var sess sa.Session
 	err := s.inWrite(ctx, func(tx *writeTx) error {
-		sess = sa.Session{ID: s.newID(), Agent: ns.Agent, Model: ns.Model, Title: ns.Title, CreatedAt: tx.now}
+		sess = sa.Session{ID: s.newID(), Agent: ns.Agent, Model: ns.Model, Title: ns.Title, Origin: ns.Origin, CreatedAt: tx.now}
 		if err := insertSession(ctx, tx, sess); err != nil {
 			return err
 		}
@@ -86,8 +88,8 @@ func insertSession(ctx context.Context, tx *writeTx, sess sa.Session) error {
 		parent, forkPoint = &sess.ParentID, &sess.ForkMessageID
 	}
 	b := &pgx.Batch{}
-	b.Queue(`INSERT INTO sessions (id, parent_id, fork_message_id, agent, model, title, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		sess.ID, parent, forkPoint, bin(sess.Agent), bin(sess.Model), bin(sess.Title), nanos(sess.CreatedAt))
+	b.Queue(`INSERT INTO sessions (id, parent_id, fork_message_id, agent, model, title, origin, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		sess.ID, parent, forkPoint, bin(sess.Agent), bin(sess.Model), bin(sess.Title), bin(sess.Origin), nanos(sess.CreatedAt))
 	if err := tx.recordAfter(ctx, b, sa.ChangeSessionCreated, sess.ID, "", sess); err != nil {
 		return fmt.Errorf("insert session: %w", err)
 	}
@@ -218,8 +220,12 @@ func prefixed(prefix, columns string) string {
 }
 
 // Fork creates a child of a live session: one row, pointing at the
-// parent's last own message, whatever the length of the history.
+// parent's last own message, whatever the length of the history, and the
+// child's first messages (opts.Messages), in the same transaction.
 func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) (sa.Session, error) {
+	if err := storekit.ValidateMessages(opts.Messages); err != nil {
+		return sa.Session{}, err
+	}
 	var child sa.Session
 	err := s.inWrite(ctx, func(tx *writeTx) error {
 		parent, err := liveSession(ctx, tx, parentID, lockRead)
@@ -233,7 +239,10 @@ func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) 
 		if err != nil {
 			return err
 		}
-		child, err = forkIn(ctx, tx, s.newID(), parent, forkPoint, opts)
+		if child, err = forkIn(ctx, tx, s.newID(), parent, forkPoint, opts); err != nil {
+			return err
+		}
+		_, err = insertMessages(ctx, tx, child.ID, opts.Messages)
 		return err
 	})
 	if err != nil {
@@ -252,6 +261,7 @@ func forkIn(ctx context.Context, tx *writeTx, childID string, parent sa.Session,
 		Agent:         cmp.Or(opts.Agent, parent.Agent),
 		Model:         cmp.Or(opts.Model, parent.Model),
 		Title:         opts.Title,
+		Origin:        cmp.Or(opts.Origin, sa.OriginFork),
 		CreatedAt:     tx.now,
 	}
 	if err := insertSession(ctx, tx, child); err != nil {
@@ -300,14 +310,20 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message
 const insertMessage = `WITH m AS (INSERT INTO messages
 		(session_id, role, kind, parts, summary, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at)
 		VALUES ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id),
-	c AS (INSERT INTO changes (kind, session_id, data, created_at)
-		SELECT 'session.message', $2, '{"id":' || m.id || ',' || substr($13::text, 2), $12 FROM m RETURNING id),
+	c AS (INSERT INTO changes (kind, session_id, task_id, data, created_at)
+		SELECT 'session.message', $2, $14, '{"id":' || m.id || ',' || substr($13::text, 2), $12 FROM m RETURNING id),
 	` + pruneChanges + ` SELECT id FROM m`
 
 // insertMessages writes messages in order, records each, and returns them
 // as stored. The caller holds the session's row (or created it). The
 // statements go in one round trip, with the id lock.
 func insertMessages(ctx context.Context, tx *writeTx, sessionID string, msgs []sa.Message) ([]sa.Message, error) {
+	return insertMessagesOf(ctx, tx, sessionID, "", msgs)
+}
+
+// insertMessagesOf is insertMessages for messages about a task (its
+// notification): their changes carry the task's id.
+func insertMessagesOf(ctx context.Context, tx *writeTx, sessionID, taskID string, msgs []sa.Message) ([]sa.Message, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
@@ -328,7 +344,7 @@ func insertMessages(ctx context.Context, tx *writeTx, sessionID string, msgs []s
 		out[i] = m
 		batch.Queue(insertMessage, keepChanges, sessionID, string(m.Role), string(m.Kind), string(parts), m.Summary,
 			bin(m.Model), u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, nanos(m.CreatedAt),
-			string(data)).QueryRow(func(row pgx.Row) error { return row.Scan(&out[i].ID) })
+			string(data), taskID).QueryRow(func(row pgx.Row) error { return row.Scan(&out[i].ID) })
 	}
 	res, err := tx.send(ctx, batch)
 	if err == nil {

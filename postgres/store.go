@@ -10,7 +10,10 @@
 // anything else that reads or extends a session's messages lock the
 // session's row first, so a fork point is exactly the parent's messages
 // visible at that moment. Row locks are always taken before the advisory
-// lock (session, then task, then ids), so writers cannot deadlock.
+// lock (session, then task, then ids), so writers cannot deadlock. A turn
+// lease is taken under the session's row lock, so one acquire of a
+// session wins on all nodes; an import of a host session is serialized by
+// an advisory lock on its key, taken before anything else.
 //
 // Followers of the change log on every node are woken by LISTEN/NOTIFY
 // (see Changed).

@@ -71,12 +71,12 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 		var child sa.Session
 		if nt.Fork {
 			child, err = forkIn(ctx, tx, s.newID(), parent, last, sa.ForkOptions{
-				Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title})
+				Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, Origin: nt.Session.Origin})
 			if err != nil {
 				return err
 			}
 		} else {
-			child = sa.Session{ID: s.newID(), Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, CreatedAt: tx.now}
+			child = sa.Session{ID: s.newID(), Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, Origin: nt.Session.Origin, CreatedAt: tx.now}
 			if err := insertSession(ctx, tx, child); err != nil {
 				return err
 			}
@@ -327,7 +327,7 @@ func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task)
 		if err := msg.Validate(); err != nil {
 			return fmt.Errorf("notification: %w", err)
 		}
-		msgs, err := insertMessages(ctx, tx, ended.ParentSessionID, []sa.Message{msg})
+		msgs, err := insertMessagesOf(ctx, tx, ended.ParentSessionID, ended.ID, []sa.Message{msg})
 		if err != nil {
 			return err
 		}
@@ -343,7 +343,7 @@ func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task)
 // updateTask reads a task with its row locked, applies change, checks the
 // result and writes it back, recording the change. The id, parent,
 // creation time and fork flag are fixed; a status change must be one
-// TaskStatus.CanBecome allows.
+// Task.CanBecome allows (see storekit.ChangeTask).
 func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Task) error) (sa.Task, error) {
 	old, err := readTask(ctx, tx, id, true)
 	if err != nil {
