@@ -26,6 +26,7 @@ import (
 	"golang.org/x/time/rate"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/runtime"
 )
 
@@ -33,7 +34,7 @@ import (
 const (
 	DefaultMaxBodyBytes    = 1 << 20
 	DefaultHeartbeat       = 30 * time.Second
-	DefaultShutdownTimeout = 10 * time.Second
+	DefaultShutdownTimeout = config.DefaultShutdownTimeout
 )
 
 // Options configure a Server.
