@@ -75,9 +75,14 @@ type Options struct {
 
 // Server is the HTTP API. Serve runs it on a listener.
 type Server struct {
-	opts    Options
-	rt      *runtime.Runtime
-	store   sa.Store
+	opts Options
+	rt   *runtime.Runtime
+	// store is read only: what the API writes goes through the runtime.
+	store interface {
+		sa.Sessions
+		sa.Tasks
+		sa.ChangeLog
+	}
 	log     *slog.Logger
 	maxBody int64
 	started time.Time
