@@ -1,14 +1,9 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-
-	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/repl"
 )
 
 // chatFlags are the options of a chat, taken by `superagents chat` and by
@@ -63,14 +58,22 @@ func (a *app) chatCommand() *cobra.Command {
 // directory.
 const chatHistoryFile = "chat_history"
 
-// chat opens the chat the flags ask for and runs it in the terminal, or
-// on piped lines.
+// chat checks the flags, opens the runtime and the session they name, and
+// hands the chat to the way in that runs it.
 func (a *app) chat(cmd *cobra.Command, f chatFlags) error {
 	switch {
 	case f.session != "" && f.resume:
 		return usagef("--session and --continue together: give one")
 	case (f.session != "" || f.resume) && f.agent != "":
 		return usagef("--agent starts a new chat: an existing session keeps its own agent")
+	}
+	ways, err := a.waysIn("chat")
+	if err != nil {
+		return err
+	}
+	proc, err := a.process()
+	if err != nil {
+		return err
 	}
 	ctx := cmd.Context()
 	terminal := a.env.StdinIsTerminal && a.env.StdoutIsTerminal
@@ -81,43 +84,16 @@ func (a *app) chat(cmd *cobra.Command, f chatFlags) error {
 	if err != nil {
 		return err
 	}
-	var sessionID string
-	switch {
-	case f.session != "":
+	req := ChatRequest{
+		Process: proc, Runtime: rt, Continue: f.resume, Agent: f.agent, Model: f.model,
+		Terminal: terminal, HistoryFile: filepath.Join(proc.DataDir, chatHistoryFile), Notice: a.heldNotice,
+	}
+	if f.session != "" {
 		sess, err := a.resolveSession(ctx, f.session)
 		if err != nil {
 			return err
 		}
-		sessionID = sess.ID
-	case f.resume:
-		sess, err := repl.LatestSession(ctx, rt.Store)
-		if errors.Is(err, sa.ErrNotFound) {
-			return usagef("--continue: there is no session yet; run 'superagents' to start one")
-		}
-		if err != nil {
-			return err
-		}
-		sessionID = sess.ID
+		req.SessionID = sess.ID
 	}
-	chat, err := repl.Open(ctx, repl.Options{Runtime: rt, Session: sessionID, Agent: f.agent, Model: f.model})
-	if err != nil {
-		return err
-	}
-	var runErr error
-	if terminal {
-		dir, err := a.resolveDataDir()
-		if err != nil {
-			return errors.Join(err, chat.Close())
-		}
-		runErr = repl.RunTerminal(ctx, chat, repl.TerminalOptions{
-			In: a.env.Stdin, Out: a.env.Stdout, Environ: a.env.Environ,
-			HistoryFile: filepath.Join(dir, chatHistoryFile), Notice: a.heldNotice,
-		})
-	} else {
-		runErr = repl.RunPlain(ctx, chat, a.env.Stdin, a.env.Stdout)
-	}
-	if err := chat.Close(); err != nil {
-		fmt.Fprintf(a.env.Stderr, "warning: %v\n", err)
-	}
-	return runErr
+	return ways.Chat(ctx, req)
 }

@@ -43,6 +43,9 @@ type Env struct {
 	// interactive terminals.
 	StdinIsTerminal  bool
 	StdoutIsTerminal bool
+	// WaysIn runs the chat, the MCP server and the HTTP server (package
+	// frontends); without it those commands are not available.
+	WaysIn WaysIn
 }
 
 // usageError marks an error as the caller's mistake: exit code 2.
@@ -199,6 +202,30 @@ func (a *app) openStore(ctx context.Context) (sa.Store, error) {
 	}
 	a.store = st
 	return st, nil
+}
+
+// waysIn returns the ways in the process was given, or an error that
+// says the command is not available.
+func (a *app) waysIn(command string) (WaysIn, error) {
+	if a.env.WaysIn == nil {
+		return nil, fmt.Errorf("superagents %s is not available in this build", command)
+	}
+	return a.env.WaysIn, nil
+}
+
+// process is what a way in gets of the process and of this run's setup.
+func (a *app) process() (Process, error) {
+	dir, err := a.resolveDataDir()
+	if err != nil {
+		return Process{}, err
+	}
+	return Process{
+		Stdin: a.env.Stdin, Stdout: a.env.Stdout, Stderr: a.env.Stderr,
+		Getenv: a.env.Getenv, Environ: a.env.Environ,
+		Version: versionInfo(a.env.Version).Version,
+		DataDir: dir,
+		Open:    a.openRuntime,
+	}, nil
 }
 
 func (a *app) close() {

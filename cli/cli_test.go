@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/superagents/superagents/cli"
+	"github.com/superagents/superagents/frontends"
 )
 
 // harness runs the CLI in-process against a real store in a temp dir.
@@ -35,7 +36,7 @@ type result struct {
 func (h *harness) runIn(stdin string, args ...string) result {
 	h.t.Helper()
 	var out, errOut bytes.Buffer
-	code := cli.Main(context.Background(), args, cli.Env{
+	code := frontends.Main(context.Background(), args, cli.Env{
 		Stdin:  strings.NewReader(stdin),
 		Stdout: &out,
 		Stderr: &errOut,

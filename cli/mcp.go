@@ -1,16 +1,9 @@
 package cli
 
 import (
-	"cmp"
-	"context"
-	"errors"
-	"log/slog"
-	"os/signal"
-	"syscall"
-
 	"github.com/spf13/cobra"
 
-	"github.com/superagents/superagents/mcpserver"
+	"github.com/superagents/superagents/transcripts"
 )
 
 const mcpLong = `Serve the background-task tools to an agent host (Claude Code, OpenCode,
@@ -45,40 +38,26 @@ func (a *app) mcpCommand() *cobra.Command {
 		Long:  mcpLong,
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			switch host {
-			case "", mcpserver.HostNone, "claude-code", "codex", "opencode":
-			default:
-				return usagef("--host %s: use claude-code, codex, opencode or none", host)
+			if host != "" && host != hostNone {
+				if _, err := transcripts.ParseHost(host); err != nil {
+					return usagef("--host %s: use claude-code, codex, opencode or none", host)
+				}
 			}
-			ctx := cmd.Context()
-			rt, err := a.openRuntime(ctx, model)
+			ways, err := a.waysIn("mcp")
 			if err != nil {
 				return err
 			}
-			srv, err := mcpserver.New(mcpserver.Options{
-				Runtime: rt,
-				Host:    cmp.Or(host, rt.Engine.Config.MCP.Host),
-				Getenv:  a.env.Getenv,
-				Version: versionInfo(a.env.Version).Version,
-				Logger:  slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-			})
+			proc, err := a.process()
 			if err != nil {
 				return err
 			}
-			defer srv.Close()
-			// A host that stops reading must end the session, not kill the
-			// process before it stops its tasks: with SIGPIPE ignored, a
-			// write to a closed stdout is an error like any other.
-			signal.Ignore(syscall.SIGPIPE)
-			defer signal.Reset(syscall.SIGPIPE)
-			err = srv.ServeIO(ctx, a.env.Stdin, a.env.Stdout)
-			if errors.Is(err, context.Canceled) {
-				return nil // stopped by a signal: a normal end
-			}
-			return err
+			return ways.MCP(cmd.Context(), MCPRequest{Process: proc, Model: model, Host: host})
 		},
 	}
 	cmd.Flags().StringVar(&model, "model", "", "default model of the tasks, as provider/model (default: the agent's, then the configured one)")
 	cmd.Flags().StringVar(&host, "host", "", "the agent host whose transcripts a fork reads: claude-code, codex, opencode, or none (default: the name the client gives in initialize)")
 	return cmd
 }
+
+// hostNone, as --host, turns host detection off.
+const hostNone = "none"

@@ -61,20 +61,11 @@ the agent reads while it works is printed before its answer.`,
 				if err := rt.CheckWritable(ctx, sess.ID); err != nil {
 					return err
 				}
-			} else {
-				profile, err := eng.Profile(agentName)
-				if err != nil {
+				if err := eng.Check(sess); err != nil {
 					return err
 				}
-				sess = sa.Session{Agent: profile.Name, Model: model}
-			}
-			if err := eng.Check(sess); err != nil {
+			} else if sess, err = rt.CreateSession(ctx, sa.NewSession{Agent: agentName, Model: model, Origin: sa.OriginCLI, Title: titleFrom([]sa.Message{engine.UserMessage(prompt)})}); err != nil {
 				return err
-			}
-			if sess.ID == "" {
-				if sess, err = eng.Store.CreateSession(ctx, sa.NewSession{Agent: sess.Agent, Model: model, Origin: sa.OriginCLI, Title: titleFrom([]sa.Message{engine.UserMessage(prompt)})}); err != nil {
-					return err
-				}
 			}
 			// The session is this command's until it exits (its wakes
 			// included): no other turn, in any process, runs there meanwhile.

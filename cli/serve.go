@@ -2,23 +2,15 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"log/slog"
 	"net"
-	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/superagents/superagents/httpapi"
-	"github.com/superagents/superagents/mcpserver"
-
-	"github.com/superagents/superagents/internal/proc"
+	"github.com/superagents/superagents/config"
 )
 
 // DefaultServeAddr is where `superagents serve` listens by default.
@@ -28,12 +20,6 @@ const DefaultServeAddr = "127.0.0.1:5165"
 // API, and as many to MCP. It is there to stop a runaway client, not to
 // ration a local tool: a dashboard and a few agents stay well under it.
 const defaultRateLimit = 200
-
-// mcpSessionTimeout ends an MCP session whose client went quiet: no
-// request for this long and no task of its still running, so a host that
-// waits for a long task's notification keeps its session (the tasks stay
-// in the store either way).
-const mcpSessionTimeout = 30 * time.Minute
 
 type serveFlags struct {
 	addr, allowOrigin string
@@ -85,93 +71,36 @@ func (a *app) serveCommand() *cobra.Command {
 	fl.StringVar(&f.tokenFile, "token-file", "", "read the API token from this file (mode 0600) instead of "+EnvToken+" or the data directory's")
 	fl.BoolVar(&f.printToken, "print-token", false, "print the API token (making it if needed) and exit")
 	fl.Float64Var(&f.rateLimit, "rate-limit", defaultRateLimit, "most API requests per second, in bursts of twice that, and as many again for MCP; the event stream is not counted (0: no limit)")
-	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", httpapi.DefaultShutdownTimeout, "how long requests in flight may take to finish on shutdown")
+	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", config.DefaultShutdownTimeout, "how long requests in flight may take to finish on shutdown")
 	return cmd
 }
 
 func (a *app) serve(ctx context.Context, f serveFlags) error {
-	dir, err := a.resolveDataDir()
+	ways, err := a.waysIn("serve")
 	if err != nil {
 		return err
 	}
-	token, created, err := a.serveToken(dir, f.tokenFile)
+	proc, err := a.process()
 	if err != nil {
 		return err
 	}
-	if f.printToken {
-		_, err := fmt.Fprintln(a.env.Stdout, token)
-		return err
-	}
-	if f.rateLimit < 0 {
-		return usagef("--rate-limit cannot be negative")
-	}
-	if err := checkListenAddr(a.env.Stderr, f.addr, f.allowRemote); err != nil {
-		return err
-	}
-	if running, err := httpapi.ReadDiscovery(dir); err == nil && proc.Alive(running.PID) {
-		return fmt.Errorf("a server for this data directory already runs at %s (pid %d); stop it first, or remove %s/%s if that process is not superagents",
-			running.URL, running.PID, dir, httpapi.DiscoveryFile)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(a.env.Stderr, "warning: %v (replacing it)\n", err)
-	}
-
-	rt, err := a.openRuntime(ctx, f.model)
+	token, err := a.tokenFromOutside(f.tokenFile)
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	version := versionInfo(a.env.Version).Version
-	// The task tools over MCP's streamable HTTP, at /mcp behind the token.
-	tools, err := mcpserver.New(mcpserver.Options{Runtime: rt, Version: version, Logger: logger})
-	if err != nil {
-		return err
-	}
-	a.closers = append(a.closers, tools.Close)
-	srv, err := httpapi.New(httpapi.Options{
-		Runtime: rt, Token: token, Version: version,
-		MCP:         tools.HTTPHandler(mcpserver.HTTPOptions{SessionTimeout: mcpSessionTimeout}),
-		AllowOrigin: f.allowOrigin, AllowHosts: f.allowHosts, Logger: logger,
-		RateLimit: f.rateLimit, RateBurst: int(2 * f.rateLimit), ShutdownTimeout: f.shutdownTimeout,
-	})
-	if err != nil {
-		return usageError{err}
-	}
-	ln, err := net.Listen("tcp", f.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", f.addr, err)
-	}
-	bound := ln.Addr().(*net.TCPAddr)
-	host, port := bound.IP.String(), bound.Port
-	if bound.IP.IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	url := "http://" + net.JoinHostPort(host, fmt.Sprint(port))
-	started := time.Now().UTC()
-	if err := httpapi.WriteDiscovery(dir, httpapi.Discovery{URL: url, Port: port, PID: os.Getpid(), Started: started, Version: version}); err != nil {
-		ln.Close()
-		return err
-	}
-	// server.json sends local programs to a server that answers: it goes
-	// as soon as shutdown begins and the listener closes, not once the
-	// requests in flight and the task manager are done, which may take a
-	// while during which the port accepts nobody.
-	removeDiscovery := sync.OnceFunc(func() {
-		if err := httpapi.RemoveDiscovery(dir, os.Getpid()); err != nil {
-			fmt.Fprintf(a.env.Stderr, "warning: %v\n", err)
+	if !f.printToken {
+		if f.rateLimit < 0 {
+			return usagef("--rate-limit cannot be negative")
 		}
-	})
-	stopRemoval := context.AfterFunc(ctx, removeDiscovery)
-	defer func() {
-		stopRemoval()
-		removeDiscovery() // also when Serve failed; waits for a removal under way
-	}()
-	if created {
-		fmt.Fprintf(a.env.Stderr, "A new API token was made and saved in %s (superagents serve --print-token prints it).\n", dir)
+		if err := checkListenAddr(a.env.Stderr, f.addr, f.allowRemote); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(a.env.Stderr, "superagents serve: listening on %s (dashboard and API); Ctrl+C stops it\n", url)
-	err = srv.Serve(ctx, ln)
-	fmt.Fprintln(a.env.Stderr, "superagents serve: stopped; running tasks end as interrupted")
-	return err
+	return ways.Serve(ctx, ServeRequest{
+		Process: proc, Addr: f.addr, AllowOrigin: f.allowOrigin, Token: token, Model: f.model,
+		AllowHosts: f.allowHosts, PrintToken: f.printToken, RateLimit: f.rateLimit,
+		ShutdownTimeout: f.shutdownTimeout,
+	})
 }
 
 // checkListenAddr refuses a non-loopback address unless allowRemote, and

@@ -10,6 +10,7 @@ import (
 
 	"github.com/superagents/superagents/cli"
 	"github.com/superagents/superagents/config"
+	"github.com/superagents/superagents/frontends"
 )
 
 // TestServeModel: serve takes --model as run, chat and mcp do, and checks
@@ -33,7 +34,7 @@ func TestServeModel(t *testing.T) {
 		var stderr syncBuffer
 		exited := make(chan int, 1)
 		go func() {
-			exited <- cli.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--model", "offline"}, cli.Env{
+			exited <- frontends.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--model", "offline"}, cli.Env{
 				Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr,
 				Getenv: func(k string) string { return h.env[k] },
 			})

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/superagents/superagents/cli"
+	"github.com/superagents/superagents/frontends"
 	"github.com/superagents/superagents/httpapi"
 )
 
@@ -55,7 +56,7 @@ func TestServe(t *testing.T) {
 	var stderr syncBuffer
 	exited := make(chan int, 1)
 	go func() {
-		exited <- cli.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", ws}, cli.Env{
+		exited <- frontends.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", ws}, cli.Env{
 			Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr,
 			Getenv: func(k string) string { return h.env[k] },
 		})
@@ -153,7 +154,7 @@ func TestServeDiscoveryGoesWhenShutdownBegins(t *testing.T) {
 	var stderr syncBuffer
 	exited := make(chan int, 1)
 	go func() {
-		exited <- cli.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", ws, "--shutdown-timeout", "2m"}, cli.Env{
+		exited <- frontends.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", ws, "--shutdown-timeout", "2m"}, cli.Env{
 			Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr,
 			Getenv: func(k string) string { return h.env[k] },
 		})

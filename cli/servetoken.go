@@ -5,8 +5,6 @@ import (
 	"os"
 	"strings"
 	"unicode"
-
-	"github.com/superagents/superagents/httpapi"
 )
 
 // EnvToken names the environment variable that sets the API token, so
@@ -17,37 +15,37 @@ const EnvToken = "SUPERAGENTS_TOKEN"
 // token file of the data directory.
 const minTokenLen = 16
 
-// serveToken returns the API token: the one --token-file holds, else
-// SUPERAGENTS_TOKEN, else the data directory's (made on first start).
-// created says the data directory's was just made.
-func (a *app) serveToken(dir, tokenFile string) (token string, created bool, err error) {
+// tokenFromOutside returns the API token given from outside: the one
+// --token-file holds, else SUPERAGENTS_TOKEN; empty when neither is set
+// (the server then uses the data directory's).
+func (a *app) tokenFromOutside(tokenFile string) (string, error) {
 	if tokenFile != "" {
 		info, err := os.Stat(tokenFile)
 		if err != nil {
-			return "", false, fmt.Errorf("--token-file: %w", err)
+			return "", fmt.Errorf("--token-file: %w", err)
 		}
 		if info.Mode().Perm()&0o077 != 0 {
-			return "", false, fmt.Errorf("--token-file: %s can be read by other users (mode %s): run chmod 600 on it",
+			return "", fmt.Errorf("--token-file: %s can be read by other users (mode %s): run chmod 600 on it",
 				tokenFile, info.Mode().Perm())
 		}
 		data, err := os.ReadFile(tokenFile)
 		if err != nil {
-			return "", false, fmt.Errorf("--token-file: %w", err)
+			return "", fmt.Errorf("--token-file: %w", err)
 		}
 		token, err := checkToken(string(data))
 		if err != nil {
-			return "", false, fmt.Errorf("--token-file %s: %w", tokenFile, err)
+			return "", fmt.Errorf("--token-file %s: %w", tokenFile, err)
 		}
-		return token, false, nil
+		return token, nil
 	}
 	if env := a.env.Getenv(EnvToken); env != "" {
 		token, err := checkToken(env)
 		if err != nil {
-			return "", false, fmt.Errorf("%s: %w", EnvToken, err)
+			return "", fmt.Errorf("%s: %w", EnvToken, err)
 		}
-		return token, false, nil
+		return token, nil
 	}
-	return httpapi.LoadOrCreateToken(dir)
+	return "", nil
 }
 
 // checkToken trims a token given from outside and checks that it can be

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/superagents/superagents/cli"
+	"github.com/superagents/superagents/frontends"
 	"github.com/superagents/superagents/httpapi"
 )
 
@@ -87,7 +88,7 @@ func TestServeAcceptsTheTokenFromOutside(t *testing.T) {
 	var stderr syncBuffer
 	exited := make(chan int, 1)
 	go func() {
-		exited <- cli.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir()}, cli.Env{
+		exited <- frontends.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir()}, cli.Env{
 			Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr,
 			Getenv: func(k string) string { return h.env[k] },
 		})

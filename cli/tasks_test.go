@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/superagents/superagents/cli"
+	"github.com/superagents/superagents/frontends"
 	"github.com/superagents/superagents/internal/proctest"
 )
 
@@ -82,7 +83,7 @@ func TestRunWaitForTasks(t *testing.T) {
 	var stdout, stderr syncBuffer
 	exited := make(chan int, 1)
 	go func() {
-		exited <- cli.Main(context.Background(), []string{"run", "--workspace", ws, "--wait", "please delegate the sum"}, cli.Env{
+		exited <- frontends.Main(context.Background(), []string{"run", "--workspace", ws, "--wait", "please delegate the sum"}, cli.Env{
 			Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
 			Getenv: func(k string) string { return h.env[k] },
 		})

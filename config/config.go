@@ -169,6 +169,10 @@ const (
 	DefaultRepeatLimit           = 4
 )
 
+// DefaultShutdownTimeout is how long an HTTP server lets requests in
+// flight finish on shutdown.
+const DefaultShutdownTimeout = 10 * time.Second
+
 // Limit defaults.
 const (
 	DefaultRequestTimeout    = 2 * time.Minute

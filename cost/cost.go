@@ -94,6 +94,12 @@ func Message(m sa.Message) Figure {
 	return Figure{ByModel: map[string]sa.Usage{m.Model: m.Usage}}
 }
 
+// Reader is the part of a store that costs are read from.
+type Reader interface {
+	sa.Sessions
+	sa.Tasks
+}
+
 // UsageReader is what a store offers to sum a session's usage: the
 // tokens of all the messages it stores itself, per model. sqlite.Store
 // has it.
@@ -105,7 +111,7 @@ type UsageReader interface {
 // ones it inherits from a parent, which the parent paid for). A store
 // without UsageReader is read through History, which misses messages
 // before a clear.
-func Session(ctx context.Context, st sa.Store, sessionID string) (Figure, error) {
+func Session(ctx context.Context, st Reader, sessionID string) (Figure, error) {
 	if r, ok := st.(UsageReader); ok {
 		by, err := r.UsageByModel(ctx, sessionID)
 		if err != nil {
@@ -139,11 +145,11 @@ type Tree struct {
 // TaskTree returns the tree of the session id: its own figure, then that
 // of each task launched from it (cleared ones too: they were paid for),
 // recursively. A task's id is its session's id.
-func TaskTree(ctx context.Context, st sa.Store, id string) (Tree, error) {
+func TaskTree(ctx context.Context, st Reader, id string) (Tree, error) {
 	return taskTree(ctx, st, id, map[string]bool{})
 }
 
-func taskTree(ctx context.Context, st sa.Store, id string, seen map[string]bool) (Tree, error) {
+func taskTree(ctx context.Context, st Reader, id string, seen map[string]bool) (Tree, error) {
 	if seen[id] {
 		return Tree{}, fmt.Errorf("%w: task %s launched itself (a cycle)", sa.ErrCorrupt, id)
 	}

@@ -26,6 +26,7 @@ import (
 	"golang.org/x/time/rate"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/runtime"
 )
 
@@ -33,7 +34,7 @@ import (
 const (
 	DefaultMaxBodyBytes    = 1 << 20
 	DefaultHeartbeat       = 30 * time.Second
-	DefaultShutdownTimeout = 10 * time.Second
+	DefaultShutdownTimeout = config.DefaultShutdownTimeout
 )
 
 // Options configure a Server.
@@ -74,9 +75,14 @@ type Options struct {
 
 // Server is the HTTP API. Serve runs it on a listener.
 type Server struct {
-	opts    Options
-	rt      *runtime.Runtime
-	store   sa.Store
+	opts Options
+	rt   *runtime.Runtime
+	// store is read only: what the API writes goes through the runtime.
+	store interface {
+		sa.Sessions
+		sa.Tasks
+		sa.ChangeLog
+	}
 	log     *slog.Logger
 	maxBody int64
 	started time.Time

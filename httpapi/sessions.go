@@ -55,18 +55,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	profile, err := s.rt.Engine.Profile(req.Agent)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if req.Model != "" {
-		if err := s.rt.Engine.Check(sa.Session{Agent: profile.Name, Model: req.Model}); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-	}
-	sess, err := s.store.CreateSession(r.Context(), sa.NewSession{Agent: profile.Name, Model: req.Model, Title: req.Title, Origin: sa.OriginHTTP})
+	sess, err := s.rt.CreateSession(r.Context(), sa.NewSession{Agent: req.Agent, Model: req.Model, Title: req.Title, Origin: sa.OriginHTTP})
 	if err != nil {
 		s.fail(w, r, err)
 		return

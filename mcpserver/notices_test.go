@@ -28,7 +28,14 @@ func TestNoticesRideOnToolResults(t *testing.T) {
 			h := newHarness(t, fakeModel)
 			host := h.connect(transport, "claude-code", "2.0")
 			first := host.launch(map[string]any{"description": "first", "prompt": "What is 2+2?"})
-			second := host.launch(map[string]any{"description": "second", "prompt": "What is 3+3?"})
+			// The first task may have ended before the second launch answers:
+			// its notice then rides on that result.
+			launched, data := host.ok("superagents_task", map[string]any{"agent": "general", "description": "second", "prompt": "What is 3+3?"})
+			second, _ := data["id"].(string)
+			early, _ := splitNotices(launched)
+			if strings.Contains(early, `Agent "second"`) {
+				t.Fatalf("the second task's notice came with its own launch:\n%s", launched)
+			}
 			// Wait for both ends without reading their results.
 			deadline := time.Now().Add(time.Minute)
 			for _, id := range []string{first, second} {
@@ -52,7 +59,8 @@ func TestNoticesRideOnToolResults(t *testing.T) {
 			if !strings.Contains(rest, "already") {
 				t.Fatalf("cancel of an ended task = %q", text)
 			}
-			// Both endings, in the order they were stored, with their hints.
+			notices = early + notices
+			// Both endings, each once, with their hints.
 			if strings.Count(notices, `Agent "first"`) != 1 || strings.Count(notices, `Agent "second"`) != 1 ||
 				!strings.Contains(notices, `superagents_output (task_id "`+first+`")`) {
 				t.Fatalf("notices = %q; want both endings with their hints", notices)

@@ -89,10 +89,14 @@ type Server struct {
 	host   string
 	getenv func(string) string
 	mgr    *tasks.Manager
-	store  sa.Store
-	bus    *events.Bus
-	log    *slog.Logger
-	mcp    *mcp.Server
+	// store is read only: what the server writes goes through the runtime.
+	store interface {
+		sa.Sessions
+		sa.Tasks
+	}
+	bus *events.Bus
+	log *slog.Logger
+	mcp *mcp.Server
 
 	mu        sync.Mutex
 	clients   map[*mcp.ServerSession]*client

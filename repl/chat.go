@@ -295,7 +295,7 @@ type Options struct {
 type Chat struct {
 	rt     *runtime.Runtime
 	eng    *engine.Engine
-	store  sa.Store
+	store  chatStore
 	tasks  *tasks.Manager
 	bus    *events.Bus
 	root   string // the root of the tree
@@ -371,18 +371,18 @@ func (c *Chat) open(ctx context.Context, opts Options) error {
 	return c.startFollowing(ctx)
 }
 
+// chatStore is the part of the store the chat reads: sessions, tasks and
+// the change log; what it writes goes through the runtime.
+type chatStore interface {
+	sa.Sessions
+	sa.Tasks
+	sa.ChangeLog
+}
+
 // newRoot creates the root session of a new chat, once its agent and
 // model are known to work.
 func (c *Chat) newRoot(ctx context.Context, agentName, model string) (sa.Session, error) {
-	profile, err := c.eng.Profile(agentName)
-	if err != nil {
-		return sa.Session{}, err
-	}
-	sess := sa.Session{Agent: profile.Name, Model: model}
-	if err := c.eng.Check(sess); err != nil {
-		return sa.Session{}, err
-	}
-	return c.store.CreateSession(ctx, sa.NewSession{Agent: sess.Agent, Model: model, Origin: sa.OriginChat})
+	return c.rt.CreateSession(ctx, sa.NewSession{Agent: agentName, Model: model, Origin: sa.OriginChat})
 }
 
 // SetSink sets where events go. Call it before the first turn.
@@ -512,7 +512,7 @@ func (c *Chat) Close() error {
 	if err != nil || len(kids) > 0 {
 		return nil
 	}
-	if err := c.store.DeleteSession(ctx, c.created); err != nil {
+	if err := c.rt.Delete(ctx, c.created); err != nil {
 		return fmt.Errorf("remove the unused session %s: %w", sa.ShortID(c.created), err)
 	}
 	return nil

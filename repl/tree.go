@@ -26,7 +26,13 @@ type node struct {
 }
 
 // treeOf loads the tree that holds the session id.
-func treeOf(ctx context.Context, st sa.Store, id string) (*node, error) {
+// treeStore is the part of the store a tree of agents is read from.
+type treeStore interface {
+	sa.Sessions
+	sa.Tasks
+}
+
+func treeOf(ctx context.Context, st treeStore, id string) (*node, error) {
 	root, err := rootOf(ctx, st, id)
 	if err != nil {
 		return nil, err
@@ -66,7 +72,7 @@ func treeOf(ctx context.Context, st sa.Store, id string) (*node, error) {
 
 // rootOf follows parent links up from id to the oldest live ancestor, or
 // to the session of a task.
-func rootOf(ctx context.Context, st sa.Store, id string) (sa.Session, error) {
+func rootOf(ctx context.Context, st treeStore, id string) (sa.Session, error) {
 	s, err := st.Session(ctx, id)
 	if err != nil {
 		return sa.Session{}, err
@@ -93,7 +99,7 @@ func rootOf(ctx context.Context, st sa.Store, id string) (sa.Session, error) {
 }
 
 // isTask reports whether a session is the session of a background task.
-func isTask(ctx context.Context, st sa.Store, id string) (bool, error) {
+func isTask(ctx context.Context, st treeStore, id string) (bool, error) {
 	_, err := st.Task(ctx, id)
 	switch {
 	case errors.Is(err, sa.ErrNotFound):
@@ -131,7 +137,7 @@ func (n *node) walk(fn func(*node)) {
 // a fresh fork wins over its parent; among equals the newer session wins.
 // The sessions of background tasks are not chats and are left out. It
 // reports sa.ErrNotFound when there is no session at all.
-func LatestSession(ctx context.Context, st sa.Store) (sa.Session, error) {
+func LatestSession(ctx context.Context, st treeStore) (sa.Session, error) {
 	list, err := st.ListSessions(ctx, sa.SessionFilter{})
 	if err != nil {
 		return sa.Session{}, fmt.Errorf("list sessions: %w", err)

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/superagents/superagents/cli"
+	"github.com/superagents/superagents/frontends"
 )
 
 // version is stamped by release builds: -ldflags "-X main.version=v1.2.3".
@@ -18,7 +19,7 @@ var version string
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.Env{
+	code := frontends.Main(ctx, os.Args[1:], cli.Env{
 		Stdin:            os.Stdin,
 		Stdout:           os.Stdout,
 		Stderr:           os.Stderr,
