@@ -49,6 +49,7 @@ type Provider struct {
 	call   wire.Call
 	// noCache turns the cache breakpoints off.
 	noCache bool
+	tools   toolCache
 }
 
 // New returns a Provider. The SDK reads nothing from the environment: the

@@ -27,7 +27,13 @@ import (
 // the turns become messages).
 func markCache(params *sdk.MessageNewParams, turns []turn) {
 	if n := len(params.Tools); n > 0 {
-		if cc := params.Tools[n-1].GetCacheControl(); cc != nil {
+		// The tools' parameters are shared by every request (toolCache):
+		// the mark goes on a copy of the last one.
+		if t := params.Tools[n-1].OfTool; t != nil {
+			own := *t
+			own.CacheControl = sdk.NewCacheControlEphemeralParam()
+			params.Tools[n-1] = sdk.ToolUnionParam{OfTool: &own}
+		} else if cc := params.Tools[n-1].GetCacheControl(); cc != nil {
 			*cc = sdk.NewCacheControlEphemeralParam()
 		}
 	}

@@ -67,7 +67,7 @@ func (p *Provider) params(req superagents.ModelRequest) (sdk.MessageNewParams, e
 		}
 	}
 	for _, t := range req.Tools {
-		tool, err := toolParam(t)
+		tool, err := p.tools.param(t)
 		if err != nil {
 			return sdk.MessageNewParams{}, err
 		}
