@@ -55,7 +55,13 @@ type Engine struct {
 	Instructions string
 
 	builtins sync.Map // agent name → *tools.Set: built once, they never change
+	prompts  sync.Map // promptKey → string: one copy per agent and tool set, not one per running turn
 }
+
+// promptKey names a system prompt: the profile's own prompt and the names
+// of the tools it is given (the workspace and instructions are the
+// engine's, fixed).
+type promptKey struct{ prompt, tools string }
 
 // TurnOptions adjust one turn.
 type TurnOptions struct {
@@ -178,12 +184,18 @@ func (e *Engine) hiddenEnv() []string {
 // systemPrompt is the profile's prompt (with the task-tool guide when
 // those tools are offered) and where the agent works.
 func (e *Engine) systemPrompt(profile agents.Profile, toolSet *tools.Set) string {
-	prompt := profile.SystemPrompt(toolSet.Names())
+	names := toolSet.Names()
+	key := promptKey{prompt: profile.Prompt, tools: strings.Join(names, "\x00")}
+	if prompt, ok := e.prompts.Load(key); ok {
+		return prompt.(string)
+	}
+	prompt := profile.SystemPrompt(names)
 	prompt += "\n\n# Environment\nWorkspace (the working directory of your tools): " + e.Workspace.Dir()
 	if e.Instructions != "" {
 		prompt += "\n\n" + e.Instructions
 	}
-	return prompt
+	stored, _ := e.prompts.LoadOrStore(key, prompt)
+	return stored.(string)
 }
 
 // Run runs one turn of a session: it stores the input (usually the user's

@@ -1,9 +1,16 @@
 package tasks_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,18 +55,20 @@ func BenchmarkThousandTasks(b *testing.B) {
 
 // BenchmarkRunningTaskMemory measures the memory each running task holds:
 // tasks whose model (the real SDK, over loopback) is mid-stream, all
-// running at once.
+// running at once. The fake model server runs in a child process (this
+// test binary again, TestFakeServerProcess), so that its side of the
+// connections is not counted as the tasks'.
 func BenchmarkRunningTaskMemory(b *testing.B) {
 	const n = 200
-	h := newHarness(b, func(llmtest.Request) llmtest.Reply {
-		return llmtest.Reply{Text: "thinking", Fault: llmtest.Stall}
-	}, withLimits(func(l *config.Tasks) { l.Concurrency = n }))
+	srv := startFakeServerProcess(b)
+	h := newHarness(b, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "unused"} },
+		withServerURL(srv.url), withLimits(func(l *config.Tasks) { l.Concurrency = n }))
 	parent := h.parent(user("parent: hi"))
 	var perTask, goroutines float64
 	for b.Loop() {
 		before := heap()
 		g0 := runtime.NumGoroutine()
-		sent := len(h.srv.Requests())
+		sent := srv.requests()
 		ids := make([]string, 0, n)
 		for range n {
 			t, err := h.mgr.Launch(context.Background(), tasks.LaunchRequest{ParentSessionID: parent.ID,
@@ -71,9 +80,9 @@ func BenchmarkRunningTaskMemory(b *testing.B) {
 		}
 		// Wait until every model request of this round is in flight.
 		deadline := time.Now().Add(60 * time.Second)
-		for len(h.srv.Requests()) < sent+n {
+		for srv.requests() < sent+n {
 			if time.Now().After(deadline) {
-				b.Fatalf("%d of %d model requests in flight after 60 s", len(h.srv.Requests())-sent, n)
+				b.Fatalf("%d of %d model requests in flight after 60 s", srv.requests()-sent, n)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
@@ -87,6 +96,77 @@ func BenchmarkRunningTaskMemory(b *testing.B) {
 	}
 	b.ReportMetric(perTask, "heap-bytes/running-task")
 	b.ReportMetric(goroutines, "goroutines/running-task")
+}
+
+// fakeServerEnv asks this test binary to be the fake model server of
+// BenchmarkRunningTaskMemory.
+const fakeServerEnv = "SUPERAGENTS_TEST_FAKE_SERVER_PROCESS"
+
+// TestFakeServerProcess is the fake model server in its own process: it
+// prints its URL, then a line per request (each answered with a stream
+// that stalls), until its standard input closes.
+func TestFakeServerProcess(t *testing.T) {
+	if os.Getenv(fakeServerEnv) == "" {
+		t.Skip("the fake model server of BenchmarkRunningTaskMemory, run in a child process")
+	}
+	srv := llmtest.NewAnthropic(t)
+	var mu sync.Mutex
+	srv.Handle(func(llmtest.Request) llmtest.Reply {
+		mu.Lock()
+		fmt.Println("request")
+		mu.Unlock()
+		return llmtest.Reply{Text: "thinking", Fault: llmtest.Stall}
+	})
+	mu.Lock()
+	fmt.Println("url", srv.BaseURL())
+	mu.Unlock()
+	io.Copy(io.Discard, os.Stdin) //nolint:errcheck // any end of stdin ends the server
+}
+
+// fakeServerProcess is a running TestFakeServerProcess.
+type fakeServerProcess struct {
+	url  string
+	seen atomic.Int64
+}
+
+func (p *fakeServerProcess) requests() int { return int(p.seen.Load()) }
+
+func startFakeServerProcess(b *testing.B) *fakeServerProcess {
+	b.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFakeServerProcess$", "-test.v=false")
+	cmd.Env = append(os.Environ(), fakeServerEnv+"=1")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		stdin.Close()
+		cmd.Wait() //nolint:errcheck // it ends when its stdin closes
+	})
+	p := &fakeServerProcess{}
+	lines := bufio.NewScanner(stdout)
+	for p.url == "" && lines.Scan() {
+		p.url, _ = strings.CutPrefix(lines.Text(), "url ")
+	}
+	if p.url == "" {
+		b.Fatalf("the fake server process gave no URL (%v)", lines.Err())
+	}
+	go func() {
+		for lines.Scan() {
+			if lines.Text() == "request" {
+				p.seen.Add(1)
+			}
+		}
+	}()
+	return p
 }
 
 func heap() uint64 {

@@ -47,6 +47,11 @@ func withLimits(f func(*config.Tasks)) option { return func(h *harness) { f(&h.l
 
 func withFork(f func(*config.Config)) option { return func(h *harness) { f(&h.cfg) } }
 
+// withServerURL points the agents' model at another fake server.
+func withServerURL(url string) option {
+	return func(h *harness) { h.cfg = stacktest.Config(h.t, h.ws, url) }
+}
+
 // withModel runs every agent on another model (e.g. "offline").
 func withModel(model string) option { return func(h *harness) { h.cfg.Model = model } }
 

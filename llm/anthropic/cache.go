@@ -24,19 +24,9 @@ import (
 
 // markCache places the cache breakpoints on params, whose turns are still
 // in the given slice (marks set through the blocks' pointers stay set when
-// the turns become messages).
+// the turns become messages). The first, on the last tool, comes with the
+// tool list (toolCache), which requests share.
 func markCache(params *sdk.MessageNewParams, turns []turn) {
-	if n := len(params.Tools); n > 0 {
-		// The tools' parameters are shared by every request (toolCache):
-		// the mark goes on a copy of the last one.
-		if t := params.Tools[n-1].OfTool; t != nil {
-			own := *t
-			own.CacheControl = sdk.NewCacheControlEphemeralParam()
-			params.Tools[n-1] = sdk.ToolUnionParam{OfTool: &own}
-		} else if cc := params.Tools[n-1].GetCacheControl(); cc != nil {
-			*cc = sdk.NewCacheControlEphemeralParam()
-		}
-	}
 	if n := len(params.System); n > 0 {
 		params.System[n-1].CacheControl = sdk.NewCacheControlEphemeralParam()
 	}

@@ -66,13 +66,11 @@ func (p *Provider) params(req superagents.ModelRequest) (sdk.MessageNewParams, e
 			turns = appendTurn(turns, superagents.RoleAssistant, assistantBlocks(m, i >= loopStart))
 		}
 	}
-	for _, t := range req.Tools {
-		tool, err := p.tools.param(t)
-		if err != nil {
-			return sdk.MessageNewParams{}, err
-		}
-		params.Tools = append(params.Tools, tool)
+	tools, err := p.tools.params(req.Tools, !p.noCache)
+	if err != nil {
+		return sdk.MessageNewParams{}, err
 	}
+	params.Tools = tools
 	if !p.noCache {
 		markCache(&params, turns)
 	}
