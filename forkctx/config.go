@@ -40,9 +40,9 @@ type Config struct {
 	// tier slot (a user's answers are worth keeping whole).
 	NoTruncateTools []string `toml:"no_truncate_tools" json:"no_truncate_tools"`
 	// MaxChars: a formatted context longer than this loses its oldest
-	// messages until it is at most TargetChars long (by default MaxChars
-	// itself: it keeps as much as fits). A context of at most MaxChars
-	// characters is left whole.
+	// messages until it is at most TargetChars long (0, the default, means
+	// MaxChars itself: it keeps as much as fits). A context of at most
+	// MaxChars characters is left whole.
 	MaxChars    int `toml:"max_chars" json:"max_chars"`
 	TargetChars int `toml:"target_chars" json:"target_chars"`
 	// MaxTokens: a context of more tokens loses its oldest messages until it
@@ -70,10 +70,18 @@ func DefaultConfig() Config {
 		},
 		NoTruncateTools: []string{"ask_user_questions"},
 		MaxChars:        200_000,
-		TargetChars:     200_000,
 		MaxTokens:       100_000,
 		TokenEncoding:   tokens.DefaultEncoding,
 	}
+}
+
+// Target is the length a digest over MaxChars is trimmed to: TargetChars,
+// or MaxChars when it is not set.
+func (c Config) Target() int {
+	if c.TargetChars > 0 {
+		return c.TargetChars
+	}
+	return c.MaxChars
 }
 
 // Validate reports every setting that makes no sense, all at once.
@@ -94,7 +102,7 @@ func (c Config) Validate() error {
 		{"tier2_chars", c.Tier2Chars}, {"tier3_chars", c.Tier3Chars},
 		{"tier1_param_chars", c.Tier1ParamChars}, {"tier2_param_chars", c.Tier2ParamChars},
 		{"tier3_param_chars", c.Tier3ParamChars},
-		{"max_chars", c.MaxChars}, {"target_chars", c.TargetChars}, {"max_tokens", c.MaxTokens},
+		{"max_chars", c.MaxChars}, {"max_tokens", c.MaxTokens},
 	}
 	for _, p := range positive {
 		if p.value <= 0 {
@@ -110,6 +118,9 @@ func (c Config) Validate() error {
 	}
 	if !(c.HeadRatio > 0 && c.HeadRatio < 1) { // also rejects NaN
 		bad("head_ratio is %v: it must be between 0 and 1, exclusive", c.HeadRatio)
+	}
+	if c.TargetChars < 0 {
+		bad("target_chars is %d: it cannot be negative (0 means max_chars)", c.TargetChars)
 	}
 	if c.TargetChars > c.MaxChars && c.MaxChars > 0 {
 		bad("target_chars (%d) is larger than max_chars (%d): trimming must end below the trigger", c.TargetChars, c.MaxChars)

@@ -157,7 +157,7 @@ func (p *Pipeline) Build(history []sa.Message) (Result, error) {
 	chars := b.total(func(b *block) int { return b.chars }, messageSeparatorChars)
 	st.FormattedChars = chars
 	if chars > p.cfg.MaxChars {
-		st.Removed.ForChars = b.trimChars(chars, p.cfg.TargetChars)
+		st.Removed.ForChars = b.trimChars(chars, p.cfg.Target())
 	}
 	st.FinalTokens, st.Removed.ForTokens = b.capTokens(p.counter, p.cfg.MaxTokens)
 	st.Removed.Messages = st.Removed.ForChars + st.Removed.ForTokens

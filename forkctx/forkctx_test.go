@@ -34,6 +34,7 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"defaults", func(*forkctx.Config) {}, ""},
 		{"no untouched results", func(c *forkctx.Config) { c.Tier1Results = 0 }, ""},
+		{"a smaller budget alone (the target follows it)", func(c *forkctx.Config) { c.MaxChars = 50_000 }, ""},
 		{"negative tier 1 count", func(c *forkctx.Config) { c.Tier1Results = -1 }, "tier1_results is -1"},
 		{"negative tier 2 count", func(c *forkctx.Config) { c.Tier2Results = -3 }, "tier2_results is -3"},
 		{"zero tier 2 size", func(c *forkctx.Config) { c.Tier2Chars = 0 }, "tier2_chars is 0"},
@@ -45,6 +46,7 @@ func TestConfigValidate(t *testing.T) {
 		{"head ratio 1", func(c *forkctx.Config) { c.HeadRatio = 1 }, "head_ratio is 1"},
 		{"head ratio NaN", func(c *forkctx.Config) { c.HeadRatio = math.NaN() }, "head_ratio is NaN"},
 		{"target over max", func(c *forkctx.Config) { c.TargetChars = 300_000 }, "target_chars (300000) is larger than max_chars (200000)"},
+		{"negative target", func(c *forkctx.Config) { c.TargetChars = -1 }, "target_chars is -1"},
 		{"zero max chars", func(c *forkctx.Config) { c.MaxChars = 0 }, "max_chars is 0"},
 		{"negative token cap", func(c *forkctx.Config) { c.MaxTokens = -1 }, "max_tokens is -1"},
 		{"empty error pattern", func(c *forkctx.Config) { c.ErrorPatterns = append(c.ErrorPatterns, "") }, "error_patterns has an empty entry"},
@@ -373,7 +375,7 @@ func TestNewestMessageIsCutToFit(t *testing.T) {
 		huge := numberedOutput("huge", 500_000)
 		res := build(t, cfg, withIDs([]sa.Message{user("small"), agent(huge)}))
 		st := res.Stats
-		if !st.Removed.NewestCut || st.Removed.ForChars != 1 || st.FinalChars > cfg.TargetChars || st.FinalChars < cfg.TargetChars-10 {
+		if !st.Removed.NewestCut || st.Removed.ForChars != 1 || st.FinalChars > cfg.Target() || st.FinalChars < cfg.Target()-10 {
 			t.Fatalf("stats = %+v", st)
 		}
 		if !strings.HasPrefix(res.Digest, "Agent: "+huge[:1000]) || !strings.HasSuffix(res.Digest, huge[len(huge)-1000:]) {

@@ -60,7 +60,7 @@ func checkInvariants(t testing.TB, cfg forkctx.Config, res forkctx.Result) {
 	if got := utf8.RuneCountInString(res.Digest); got != st.FinalChars {
 		t.Fatalf("FinalChars = %d, digest has %d characters", st.FinalChars, got)
 	}
-	if st.FormattedChars > cfg.MaxChars && st.FinalChars > cfg.TargetChars {
+	if st.FormattedChars > cfg.MaxChars && st.FinalChars > cfg.Target() {
 		t.Fatalf("formatted %d > max %d but final %d > target %d", st.FormattedChars, cfg.MaxChars, st.FinalChars, cfg.TargetChars)
 	}
 	if st.FormattedChars <= cfg.MaxChars && st.Removed.ForChars > 0 {

@@ -49,15 +49,15 @@ func (p *Pipeline) preamble(st Stats) string {
 
 	r := st.Removed
 	trim := "" // said only when trimming goes below the limit
-	if c.TargetChars < c.MaxChars {
-		trim = fmt.Sprintf(" (once over, trimmed to %d)", c.TargetChars)
+	if c.Target() < c.MaxChars {
+		trim = fmt.Sprintf(" (once over, trimmed to %d)", c.Target())
 	}
 	if r.Messages == 0 {
 		line("- Removed messages: none. Limits: %d characters%s and %d tokens.", c.MaxChars, trim, c.MaxTokens)
 	} else {
 		var why []string
 		if r.ForChars > 0 {
-			why = append(why, fmt.Sprintf("%d because the digest exceeded %d characters (it was trimmed to fit within %d)", r.ForChars, c.MaxChars, c.TargetChars))
+			why = append(why, fmt.Sprintf("%d because the digest exceeded %d characters (it was trimmed to fit within %d)", r.ForChars, c.MaxChars, c.Target()))
 		}
 		if r.ForTokens > 0 {
 			why = append(why, fmt.Sprintf("%d because it exceeded %d tokens", r.ForTokens, c.MaxTokens))

@@ -333,8 +333,8 @@ func TestSeed001_CharacterBudgetEnforcement(t *testing.T) {
 		{"far over (400,000): trimmed", userMessages("a", 200, 1998), true},
 	}
 	cfg := forkctx.DefaultConfig()
-	if cfg.TargetChars != cfg.MaxChars {
-		t.Fatalf("default target %d, want the budget %d", cfg.TargetChars, cfg.MaxChars)
+	if cfg.Target() != cfg.MaxChars {
+		t.Fatalf("default target %d, want the budget %d", cfg.Target(), cfg.MaxChars)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -354,12 +354,12 @@ func TestSeed001_CharacterBudgetEnforcement(t *testing.T) {
 				}
 				return
 			}
-			if st.FinalChars > cfg.TargetChars {
-				t.Errorf("FinalChars = %d > target %d", st.FinalChars, cfg.TargetChars)
+			if st.FinalChars > cfg.Target() {
+				t.Errorf("FinalChars = %d > target %d", st.FinalChars, cfg.Target())
 			}
 			// Removal stops as soon as the digest fits: one more message
 			// back would not.
-			if st.FinalChars+2000+2 <= cfg.TargetChars {
+			if st.FinalChars+2000+2 <= cfg.Target() {
 				t.Errorf("FinalChars = %d: removed more than needed", st.FinalChars)
 			}
 			if first := h[0].Parts[0].Text; strings.Contains(res.Digest, first) {
