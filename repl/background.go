@@ -166,36 +166,47 @@ func (c *Chat) belongs(ctx context.Context, id string) bool {
 // maybeWake runs a turn of an agent without new input, so that it answers
 // the notifications of its tasks: once all its tasks have ended and their
 // notifications are shown, if it has not answered them yet, if it is idle
-// (else when its turn ends), and never when the user killed it.
+// (else when its turn ends), and never when the user killed it. The
+// waker applies the rule (once per batch, not before the last task
+// ended); wakeNow the chat's own conditions.
 func (c *Chat) maybeWake(ctx context.Context, id string) {
+	if _, err := c.state(ctx, id); err != nil {
+		return
+	}
+	c.waker.Watch(id) // every agent of the chat's tree is
+	c.waker.Check(ctx, id)
+}
+
+// wakeNow starts the wake turn of an agent the waker found due, and
+// reports whether it did; when it cannot yet (the notifications are not
+// all shown, or a turn runs), maybeWake is called again when it can.
+func (c *Chat) wakeNow(id string) bool {
+	ctx := c.base
 	a, err := c.state(ctx, id)
 	if err != nil {
-		return
+		return false
 	}
 	a.waking.Lock()
 	defer a.waking.Unlock()
 	if !c.canWake(a) {
-		return
-	}
-	// One wake answers a whole batch: not before the last task ended.
-	if due, err := c.tasks.WakeDue(ctx, id); err != nil || !due {
-		return
+		return false
 	}
 	// Every ending is stored by now: show their notifications first.
 	last, err := c.store.LastChangeID(ctx)
 	if err != nil || c.follow.deferWake(id, last) {
-		return
+		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed || a.killed {
-		return
+		return false
 	}
 	if a.turn != nil { // the user was quicker: look again after that turn
 		a.wakeDue = true
-		return
+		return false
 	}
 	c.startTurn(a, id).Start()
+	return true
 }
 
 // canWake says whether a wake may be considered now; for a busy agent it

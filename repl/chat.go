@@ -318,6 +318,10 @@ type Chat struct {
 
 	follow follower
 	quiet  quietEndings // endings the user's /cancel caused
+	// waker decides, by the one wake rule, when an agent is woken to answer
+	// its tasks' notifications: once per batch. The chat calls its Check
+	// once a notification is shown (maybeWake).
+	waker *runtime.Waker
 }
 
 // Open starts a chat: on the session named, or on a new root session.
@@ -335,6 +339,7 @@ func Open(ctx context.Context, opts Options) (*Chat, error) {
 		base: base, stop: stop,
 		agents: map[string]*agentState{}, members: map[string]bool{}, running: map[string]sa.Task{}, waits: map[*Turn]bool{}, costs: map[string]float64{},
 	}
+	c.waker = opts.Runtime.NewCheckedWaker(c.wakeNow)
 	if err := c.open(ctx, opts); err != nil {
 		stop()
 		return nil, err

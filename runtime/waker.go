@@ -30,8 +30,9 @@ type Waker struct {
 // due (from the waker's goroutine, or from a caller of Check); wake
 // reports whether it started the agent's turn. Close stops it.
 func (rt *Runtime) NewWaker(wake func(sessionID string) bool) *Waker {
+	w := rt.newWaker(wake)
 	ctx, stop := context.WithCancel(context.Background())
-	w := &Waker{rt: rt, wake: wake, watched: map[string]bool{}, woke: map[string]int64{}, stop: stop, done: make(chan struct{})}
+	w.stop = stop
 	cursor := rt.Bus.Now()
 	go func() {
 		defer close(w.done)
@@ -46,6 +47,20 @@ func (rt *Runtime) NewWaker(wake func(sessionID string) bool) *Waker {
 		}
 	}()
 	return w
+}
+
+// NewCheckedWaker makes a waker for a way in that follows the change log
+// itself and calls Check when a task's ending was dealt with there: the
+// chat, which shows the notification before the wake it may allow. The
+// rule and its once-per-batch bookkeeping are the same as NewWaker's.
+func (rt *Runtime) NewCheckedWaker(wake func(sessionID string) bool) *Waker {
+	w := rt.newWaker(wake)
+	close(w.done)
+	return w
+}
+
+func (rt *Runtime) newWaker(wake func(sessionID string) bool) *Waker {
+	return &Waker{rt: rt, wake: wake, watched: map[string]bool{}, woke: map[string]int64{}, stop: func() {}, done: make(chan struct{})}
 }
 
 // ended reports whether a change is a task's ending (the session it names
