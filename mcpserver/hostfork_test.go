@@ -669,3 +669,42 @@ func TestHostForkConfiguredHost(t *testing.T) {
 	}
 	checkDigest(t, request, fact)
 }
+
+// TestHostForkParallel: a host that calls our task tool twice in one
+// reply (parallel tool calls) gets both forks from its conversation, the
+// two imports of the same conversation notwithstanding.
+func TestHostForkParallel(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	h := newHarnessWith(t, fakeModel, mcpserver.Options{Getenv: homeEnv(home)})
+	w := openClaude(t, home, h.ws).(*claudeWriter)
+	w.user("The release codename is " + fact + ".")
+	prompts := []string{"Check the staging deploy.", "Check the production deploy."}
+	// Claude Code writes one line per tool_use block of the reply.
+	for i, p := range prompts {
+		w.assistant("msg_01Parallel", map[string]any{"type": "tool_use", "id": fmt.Sprintf("call_%d", i), "name": "mcp__superagents__superagents_task", "input": forkArgs(p)}, "tool_use")
+	}
+	c := h.connect(streamableHTTP, "claude-code", "1.0.0")
+	done := make(chan callResult, len(prompts))
+	for _, p := range prompts {
+		go func() {
+			callCtx, cancel := context.WithTimeout(ctx, waitLimit)
+			defer cancel()
+			res, err := c.cs.CallTool(callCtx, &mcp.CallToolParams{Name: "superagents_task", Arguments: forkArgs(p)})
+			done <- callResult{res, err}
+		}()
+	}
+	for range prompts {
+		r := <-done
+		if r.err != nil || r.res.IsError {
+			t.Fatalf("fork: %v %v", r.err, r.res)
+		}
+		if text := resultText(r.res); !strings.Contains(text, "The sub-agent starts with a digest of your Claude Code conversation") {
+			t.Errorf("reply %q does not carry the host conversation", text)
+		}
+		c.ok("superagents_output", map[string]any{"task_id": taskID(t, r.res), "block": true})
+	}
+	for _, p := range prompts {
+		checkDigest(t, h.firstRequest(p), fact)
+	}
+}
