@@ -507,6 +507,9 @@ func TestHostFork(t *testing.T) {
 			w.call("call_1", forkArgs(first))
 
 			c := h.connect(hf.transport, hf.client, "1.0.0")
+			if init := c.cs.InitializeResult(); !strings.Contains(init.Instructions, "fork: true starts the sub-agent with a digest of your own conversation") {
+				t.Errorf("the instructions do not say that fork carries the host's conversation:\n%s", init.Instructions)
+			}
 			reply, request := c.forked(h, first)
 			wantNote := "The sub-agent starts with a digest of your " + hf.host.Label() + " conversation (session " + hf.session + ")."
 			if !strings.Contains(reply, wantNote) {
@@ -640,6 +643,9 @@ func TestHostForkWithout(t *testing.T) {
 				w.call("call_1", forkArgs(prompt))
 			}
 			c := h.connect(inMemory, tc.client, "1.0.0")
+			if init := c.cs.InitializeResult(); tc.host == mcpserver.HostNone && !strings.Contains(init.Instructions, "fork: true hands over this connection's record") {
+				t.Errorf("with --host none the instructions do not say that fork carries the connection's record only:\n%s", init.Instructions)
+			}
 			reply, request := c.forked(h, prompt)
 			for _, w := range tc.want {
 				if !strings.Contains(reply, w) {
