@@ -27,9 +27,11 @@ import (
 // The transcripts are written here in each host's own format, line by
 // line as the host writes them, after the shapes the readers in
 // transcripts/ were checked against (see transcripts/transcripts_test.go
-// for their sources). How each host names our tool:
-//   - Claude Code: mcp__<server>__<tool> (its MCP tool naming, as in
-//     permissions such as mcp__github__get_issue).
+// for their sources). The names the hosts give in initialize are those
+// of mcpserver/hostfork.go. How each host names our tool:
+//   - Claude Code: mcp__<server>__<tool> (Claude Code's documentation
+//     of permissions: "mcp__puppeteer__puppeteer_navigate" is the
+//     puppeteer_navigate tool of the puppeteer server).
 //   - Codex: "mcp" + "__" + server + "__" + tool, sanitized to
 //     [a-zA-Z0-9_-] (openai/codex codex-rs/core/src/mcp_connection_manager.rs,
 //     qualify_tools; older builds left out the "mcp__").
@@ -493,6 +495,9 @@ func digestOf(request string) string {
 	return strings.ReplaceAll(request[i+len(open):j], `\n`, "\n")
 }
 
+// TestHostFork: per host, three forks from one conversation: the first
+// imports it, the second appends what the host wrote since to the same
+// session, the third finds its call written only after it arrived.
 func TestHostFork(t *testing.T) {
 	ctx := context.Background()
 	for _, hf := range hostFixtures {
