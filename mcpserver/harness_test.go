@@ -75,12 +75,20 @@ func fakeModel(req llmtest.Request) llmtest.Reply {
 
 func newHarness(t testing.TB, handle func(llmtest.Request) llmtest.Reply, storeOpts ...sqlite.Option) *harness {
 	t.Helper()
+	return newHarnessWith(t, handle, mcpserver.Options{}, storeOpts...)
+}
+
+// newHarnessWith is newHarness with server options (Host, Getenv); their
+// Runtime and Version are the harness's.
+func newHarnessWith(t testing.TB, handle func(llmtest.Request) llmtest.Reply, opts mcpserver.Options, storeOpts ...sqlite.Option) *harness {
+	t.Helper()
 	h := &harness{t: t, ws: t.TempDir(), model: llmtest.NewAnthropic(t)}
 	h.model.Handle(handle)
 	h.stack = stacktest.Open(t, t.TempDir(), h.ws, stacktest.Config(t, h.ws, h.model.BaseURL()), storeOpts...)
 	h.store, h.eng, h.bus, h.mgr = h.stack.Store, h.stack.Engine, h.stack.Bus, h.stack.Tasks
 	var err error
-	if h.srv, err = mcpserver.New(mcpserver.Options{Runtime: h.stack.Runtime, Version: "test"}); err != nil {
+	opts.Runtime, opts.Version = h.stack.Runtime, "test"
+	if h.srv, err = mcpserver.New(opts); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(h.close)

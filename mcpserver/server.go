@@ -57,12 +57,17 @@ const (
 var ErrClosed = errors.New("mcp server closed")
 
 // instructions tell the client's model how to use the tools (the
-// initialize result's instructions).
-const instructions = `superagents runs sub-agents in the background, each in its own session.
-- superagents_task launches one and returns its task id at once: keep working while it runs, and launch independent tasks together. The sub-agent does not see your conversation, so put everything it needs in prompt.
+// initialize result's instructions), followed by what fork hands over:
+// forkInstruction, or noHostForkInstruction with host transcripts off.
+const (
+	instructions = `superagents runs sub-agents in the background, each in its own session.
+- superagents_task launches one and returns its task id at once: keep working while it runs, and launch independent tasks together. Without fork the sub-agent does not see your conversation, so put everything it needs in prompt.
 - When a task ends you receive a log notification (logger "superagents") naming it; superagents_output with block: true waits for a task and returns its result.
 - superagents_list shows the tasks launched over this connection; superagents_cancel stops one; superagents_clear cancels and clears them all.
-- resume: <task id> continues a completed task with a follow-up, in its own session. fork: true hands over this connection's record (the notices of earlier tasks), not your own conversation.`
+- resume: <task id> continues a completed task with a follow-up, in its own session.`
+	forkInstruction       = ` fork: true starts the sub-agent with a digest of your own conversation, read from the transcript your host writes (Claude Code, Codex, OpenCode); the reply says if it could not be read.`
+	noHostForkInstruction = ` fork: true hands over this connection's record (the notices of earlier tasks), not your own conversation.`
+)
 
 // Options configure a Server.
 type Options struct {
@@ -152,9 +157,13 @@ func New(opts Options) (*Server, error) {
 		ctx:       ctx,
 		stop:      stop,
 	}
+	fork := forkInstruction
+	if opts.Host == HostNone {
+		fork = noHostForkInstruction
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "superagents", Title: "superagents background agents", Version: cmpVersion(opts.Version)},
 		&mcp.ServerOptions{
-			Instructions: instructions,
+			Instructions: instructions + fork,
 			Logger:       logger,
 			Capabilities: capabilities(),
 			// A client here is its session: the revisions without sessions

@@ -33,6 +33,23 @@ var ErrNothingToImport = errors.New("nothing to import")
 // host's newest messages that it may still extend (a reply whose tools are
 // running) are left for the next import. The host's files are only read.
 func (rt *Runtime) ImportHost(ctx context.Context, t transcripts.Transcript, ns sa.NewSession) (HostImport, error) {
+	// Imports of one conversation at once (a host forking twice in one
+	// reply, or two processes) race for its link: the store lets one
+	// through and refuses the others (ErrConflict), which then import
+	// afresh from where the first got.
+	for attempt := 1; ; attempt++ {
+		out, err := rt.importHost(ctx, t, ns)
+		if !errors.Is(err, sa.ErrConflict) || attempt == maxImportAttempts {
+			return out, err
+		}
+	}
+}
+
+// maxImportAttempts bounds how often an import that lost a race is tried
+// again.
+const maxImportAttempts = 3
+
+func (rt *Runtime) importHost(ctx context.Context, t transcripts.Transcript, ns sa.NewSession) (HostImport, error) {
 	out := HostImport{Path: t.Path}
 	link, err := rt.Store.HostLink(ctx, string(t.Host), t.SessionID)
 	switch {

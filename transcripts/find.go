@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -17,19 +18,36 @@ func Find(ctx context.Context, host Host, dir string, env Env) ([]Transcript, er
 	if err != nil {
 		return nil, err
 	}
-	var ts []Transcript
-	switch host {
-	case ClaudeCode:
-		ts, err = findClaude(env, dir)
-	case Codex:
-		ts, err = findCodex(env, dir)
-	case OpenCode:
-		ts, err = findOpenCode(ctx, env, dir)
-	default:
-		_, err = ParseHost(string(host))
-	}
-	if err != nil {
+	if _, err := ParseHost(string(host)); err != nil {
 		return nil, err
+	}
+	// The hosts record the directory as the system resolves it (getcwd);
+	// ours may be named through a symbolic link ($PWD, --workspace).
+	dirs := []string{dir}
+	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
+		dirs = append(dirs, real)
+	}
+	var ts []Transcript
+	seen := map[[2]string]bool{} // path and session: an OpenCode database holds many
+	for _, d := range dirs {
+		var found []Transcript
+		switch host {
+		case ClaudeCode:
+			found, err = findClaude(env, d)
+		case Codex:
+			found, err = findCodex(env, d)
+		case OpenCode:
+			found, err = findOpenCode(ctx, env, d)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range found {
+			if key := [2]string{t.Path, t.SessionID}; !seen[key] {
+				seen[key] = true
+				ts = append(ts, t)
+			}
+		}
 	}
 	newestFirst(ts)
 	return ts, nil
