@@ -170,7 +170,7 @@ func New(opts Options) (*Server, error) {
 			// would leave it nobody to report to.
 			SupportedProtocolVersions: slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v string) bool { return v >= statelessVersion }),
 		})
-	s.mcp.AddReceivingMiddleware(logByDefault)
+	s.mcp.AddReceivingMiddleware(logByDefault, s.describeForkPerClient)
 	if err := s.addTools(); err != nil {
 		stop()
 		return nil, fmt.Errorf("mcp server: %w", err)
