@@ -81,12 +81,24 @@ the [fork] section of the configuration.`,
 			if err != nil {
 				return err
 			}
+			// Building the pipeline loads the tokenizer's vocabulary, about
+			// as long as reading a large history: both at once.
+			type built struct {
+				pipeline *forkctx.Pipeline
+				err      error
+			}
+			ready := make(chan built, 1)
+			go func() {
+				p, err := forkctx.New(cfg.Fork)
+				ready <- built{p, err}
+			}()
 			st, _ := a.openStore(cmd.Context())
 			history, err := st.History(cmd.Context(), sess.ID)
+			b := <-ready
 			if err != nil {
 				return err
 			}
-			pipeline, err := forkctx.New(cfg.Fork)
+			pipeline, err := b.pipeline, b.err
 			if err != nil {
 				return err
 			}
