@@ -202,6 +202,10 @@ type launchRequest struct {
 	// that a fraction or a number too large for a Duration is refused by
 	// taskTimeout with a reason, not wrapped around.
 	Timeout float64 `json:"timeout"`
+	// MaxCost and MaxTokens are the task tree's budget, as in
+	// superagents_task.
+	MaxCost   float64 `json:"max_cost"`
+	MaxTokens int64   `json:"max_tokens"`
 }
 
 // taskTimeout turns a launch's timeout in seconds into a Duration: a
@@ -236,7 +240,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := tasks.TaskInput{Description: req.Description, Prompt: req.Prompt, Agent: req.Agent, Fork: req.Fork,
-		Resume: req.Resume, Timeout: int(timeout / time.Second)}
+		Resume: req.Resume, Timeout: int(timeout / time.Second), MaxCost: req.MaxCost, MaxTokens: req.MaxTokens}
 	if err := in.Validate(); err != nil {
 		s.fail(w, r, err)
 		return
