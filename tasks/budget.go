@@ -201,31 +201,11 @@ func (m *Manager) charge(r *run, e agent.Event) {
 	if len(rb.spends) == 0 {
 		return
 	}
-	var stop []string // the reason of each task from the run's to the outermost whose tree is over
-	m.budgets.mu.Lock()
-	for i, s := range rb.spends {
-		if s == nil {
-			continue
-		}
-		if e.Type == agent.EventMessage {
-			s.spent = s.spent.Add(cost.Message(*e.Message))
-		}
-		whose := "this task tree"
-		if i > 0 {
-			whose = fmt.Sprintf("the task tree of task %s (%q)", sa.ShortID(s.task.ID), s.task.Description)
-		}
-		if reason := overBudget(s.task.Budget, s.spent, m.engine.Config.ModelInfo, whose); reason != "" {
-			stop = stop[:0]
-			for j := 0; j <= i; j++ {
-				stop = append(stop, reason)
-			}
-			if i > 0 {
-				// The budget's own task says it of its own tree.
-				stop[i] = overBudget(s.task.Budget, s.spent, m.engine.Config.ModelInfo, "this task tree")
-			}
-		}
+	var msg *sa.Message
+	if e.Type == agent.EventMessage {
+		msg = e.Message
 	}
-	m.budgets.mu.Unlock()
+	stop := m.budgets.account(rb, msg, m.engine.Config.ModelInfo)
 	if len(stop) == 0 {
 		return
 	}
@@ -246,6 +226,38 @@ func (m *Manager) charge(r *run, e agent.Event) {
 			stopped.cancel(&budgetStop{reason}) // its model stream and tools stop
 		}
 	}
+}
+
+// account adds a stored response's usage (msg, if not nil) to the totals
+// of the trees a run is in and checks their budgets. It returns the error
+// each task from the run's outwards is to end with, up to the outermost
+// one whose tree reached its budget, or none.
+func (b *budgetBook) account(rb *runBudget, msg *sa.Message, prices cost.Prices) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var stop []string
+	for i, s := range rb.spends {
+		if s == nil {
+			continue
+		}
+		if msg != nil {
+			s.spent.ByModel[msg.Model] = s.spent.ByModel[msg.Model].Add(msg.Usage)
+		}
+		own := overBudget(s.task.Budget, s.spent, prices, "this task tree")
+		if own == "" {
+			continue
+		}
+		stop = stop[:0]
+		if i > 0 {
+			inner := overBudget(s.task.Budget, s.spent, prices,
+				fmt.Sprintf("the task tree of task %s (%q)", sa.ShortID(s.task.ID), s.task.Description))
+			for range i {
+				stop = append(stop, inner)
+			}
+		}
+		stop = append(stop, own)
+	}
+	return stop
 }
 
 // acquire returns what the run is held to, reading it at its first call:
@@ -287,7 +299,7 @@ func (b *budgetBook) acquire(ctx context.Context, m *Manager, r *run) (*runBudge
 				b.releaseLocked(rb)
 				return nil, fmt.Errorf("what task %s's tree spent: %w", sa.ShortID(t.ID), err)
 			}
-			s = &spend{task: t, spent: tree.Total}
+			s = &spend{task: t, spent: tree.Total.Add(cost.Figure{})} // a map of its own, added to in place
 			b.trees[t.ID] = s
 		}
 		s.refs++
