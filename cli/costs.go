@@ -58,13 +58,5 @@ func withCosts[T, R any](ctx context.Context, a *app, st sa.Store, list []T, id 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]R, 0, len(list))
-	for _, item := range list {
-		c, err := cost.Listed(ctx, st, prices, id(item))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pair(item, c))
-	}
-	return out, nil
+	return cost.Each(ctx, st, prices, list, id, pair)
 }

@@ -148,7 +148,12 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"tasks": viewTasks(list), "total": total, "limit": f.Limit, "offset": f.Offset})
+	costed, err := s.costedTasks(r.Context(), list)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tasks": costed, "total": total, "limit": f.Limit, "offset": f.Offset})
 }
 
 // countCache keeps task counts until the next change: paging through a
@@ -291,7 +296,12 @@ func (s *Server) getTask(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, tasks.NewView(t, time.Now()))
+	costed, err := s.costedTask(r.Context(), t)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, costed)
 }
 
 func (s *Server) taskMessages(w http.ResponseWriter, r *http.Request) {
