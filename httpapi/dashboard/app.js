@@ -379,21 +379,21 @@ function renderDetail() {
   if (!id) return;
   const t = state.tasks.get(id);
   const s = state.sessions.get(id) || {};
-  const shown = JSON.stringify([id, t || s, state.cost]);
+  const shown = JSON.stringify([id, t || s]);
   if (shown === detailShown) {
     if (t && $('detail-duration')) $('detail-duration').textContent = duration(t);
+    showCost();
     return;
   }
   detailShown = shown;
   $('composer').hidden = !!t;
-  const c = state.cost && state.cost.id === id ? state.cost : null;
-  const costs = [el('span', { id: 'detail-cost', title: 'what its own model calls cost' }, 'cost ' + money(c && c.cost)),
-    el('span', { id: 'detail-tree-cost', title: 'with every task it launched, at any depth, resumes included' },
-      'with its tasks ' + money(c && c.tree_cost))];
+  const costs = [el('span', { id: 'detail-cost', title: 'what its own model calls cost' }),
+    el('span', { id: 'detail-tree-cost', title: 'with every task it launched, at any depth, resumes included' })];
   if (!t) {
     box.replaceChildren(el('h2', {}, s.parent_id ? 'Forked agent' : 'Agent'),
       el('div', { class: 'title' }, s.title || 'session ' + short(id)),
       facts(el('span', { class: 'mono' }, id), s.agent && 'agent ' + s.agent, s.parent_id && 'forked from ' + short(s.parent_id), ...costs));
+    showCost();
     return;
   }
   const actions = el('div', { class: 'actions' });
@@ -414,6 +414,15 @@ function renderDetail() {
     t.error && el('div', { class: 'result error' }, t.error),
     actions,
   ].filter(Boolean));
+  showCost();
+}
+
+// showCost writes the selected item's cost in place: a redraw would lose
+// a follow-up being typed.
+function showCost() {
+  const c = state.cost && state.cost.id === state.selected ? state.cost : null;
+  if ($('detail-cost')) $('detail-cost').textContent = 'cost ' + money(c && c.cost);
+  if ($('detail-tree-cost')) $('detail-tree-cost').textContent = 'with its tasks ' + money(c && c.tree_cost);
 }
 
 // facts lays out short facts, each in its own box.
