@@ -102,6 +102,9 @@ type Task struct {
 	// Timeout is the limit on one run of the task; 0 means the default.
 	// JSON shows it in seconds, as requests give it.
 	Timeout Seconds `json:"timeout,omitempty"`
+	// Budget is what the task and the tasks it launches may spend; it is
+	// fixed at launch.
+	Budget Budget `json:"budget,omitzero"`
 	// RunnerID is the runner (process) that runs the task while it is
 	// active; see Runner.
 	RunnerID string `json:"runner_id,omitempty"`
@@ -140,6 +143,9 @@ func (t Task) Validate() error {
 	}
 	if t.Timeout < 0 {
 		return fmt.Errorf("%w: negative task timeout", ErrInvalid)
+	}
+	if err := t.Budget.Validate(); err != nil {
+		return err
 	}
 	return nil
 }

@@ -14,8 +14,7 @@ import (
 // launched (at any depth).
 type costedSession struct {
 	sa.SessionSummary
-	Cost     cost.Price `json:"cost"`
-	TreeCost cost.Price `json:"tree_cost"`
+	cost.Costs
 	// Import is where an imported session came from (import --from).
 	Import *sa.HostLink `json:"import,omitempty"`
 }
@@ -25,19 +24,7 @@ type costedSession struct {
 // launched.
 type costedTask struct {
 	tasks.View
-	Cost     cost.Price `json:"cost"`
-	TreeCost cost.Price `json:"tree_cost"`
-}
-
-// treePrices returns what a session or task cost, alone and with every
-// task it launched.
-func treePrices(ctx context.Context, st sa.Store, prices cost.Prices, id string) (own, tree cost.Price, err error) {
-	t, err := cost.TaskTree(ctx, st, id)
-	if err != nil {
-		return cost.Price{}, cost.Price{}, err
-	}
-	p := t.Priced(prices)
-	return p.Cost, p.TreeCost, nil
+	cost.Costs
 }
 
 // prices returns the model table of the configuration.
@@ -51,33 +38,25 @@ func (a *app) prices() (cost.Prices, error) {
 
 func (a *app) costedSessions(ctx context.Context, st sa.Store, list []sa.SessionSummary) ([]costedSession, error) {
 	return withCosts(ctx, a, st, list, func(s sa.SessionSummary) string { return s.ID },
-		func(s sa.SessionSummary, own, tree cost.Price) costedSession {
-			return costedSession{SessionSummary: s, Cost: own, TreeCost: tree}
+		func(s sa.SessionSummary, c cost.Costs) costedSession {
+			return costedSession{SessionSummary: s, Costs: c}
 		})
 }
 
 func (a *app) costedTasks(ctx context.Context, st sa.Store, list []sa.Task) ([]costedTask, error) {
 	now := time.Now()
 	return withCosts(ctx, a, st, list, func(t sa.Task) string { return t.ID },
-		func(t sa.Task, own, tree cost.Price) costedTask {
-			return costedTask{View: tasks.NewView(t, now), Cost: own, TreeCost: tree}
+		func(t sa.Task, c cost.Costs) costedTask {
+			return costedTask{View: tasks.NewView(t, now), Costs: c}
 		})
 }
 
 // withCosts pairs each item of a listing with its costs (an empty listing
 // gives an empty array, not null).
-func withCosts[T, R any](ctx context.Context, a *app, st sa.Store, list []T, id func(T) string, pair func(T, cost.Price, cost.Price) R) ([]R, error) {
+func withCosts[T, R any](ctx context.Context, a *app, st sa.Store, list []T, id func(T) string, pair func(T, cost.Costs) R) ([]R, error) {
 	prices, err := a.prices()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]R, 0, len(list))
-	for _, item := range list {
-		own, tree, err := treePrices(ctx, st, prices, id(item))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pair(item, own, tree))
-	}
-	return out, nil
+	return cost.Each(ctx, st, prices, list, id, pair)
 }

@@ -157,6 +157,12 @@ type Tasks struct {
 	// InactivityTimeout ends a task whose model and tools show no
 	// progress for that long.
 	InactivityTimeout Duration `toml:"inactivity_timeout"`
+	// MaxCost and MaxTokens are the budget of each task tree (a task and
+	// every task it launched, resumes included): dollars at the model
+	// table's prices, and tokens of every kind. 0 is no limit; a
+	// superagents_task call may ask for less, never more.
+	MaxCost   float64 `toml:"max_cost"`
+	MaxTokens int64   `toml:"max_tokens"`
 }
 
 // Task limit defaults.
@@ -418,6 +424,7 @@ func (c Config) Validate() error {
 		errs = append(errs, &Error{Key: "permissions", Msg: err.Error()})
 	}
 	errs = append(errs, c.validateModels()...)
+	errs = append(errs, c.validateBudget()...)
 	errs = append(errs, c.validateMCP()...)
 	if c.Model != "" {
 		if _, _, _, err := c.Resolve(c.Model); err != nil {

@@ -130,6 +130,7 @@ func TestPropertyTreeAddsUp(t *testing.T) {
 			rt.Fatal(err)
 		}
 		check(rt, root, tree)
+		checkListing(rt, st, root)
 	})
 }
 

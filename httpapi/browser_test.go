@@ -17,6 +17,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/config"
+	"github.com/superagents/superagents/cost"
 )
 
 // findChromium returns the browser to drive, or "" when there is none.
@@ -63,7 +65,10 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		t.Skip("chromium is not installed: the dashboard's browser test is skipped (apt-get install chromium to run it)")
 	}
-	h := newHarness(t)
+	// The test model has a price, so that the page shows dollars.
+	h := newHarness(t, func(h *harness) {
+		h.cfg.Models = map[string]config.Model{"anthropic/claude-test": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}
+	})
 	parent := h.session()
 	shots := artifactDir(t)
 	t.Logf("screenshots in %s", shots)
@@ -186,6 +191,26 @@ func TestDashboardInBrowser(t *testing.T) {
 	if after := countMessages(); after <= before {
 		t.Fatalf("the transcript did not grow while the task ran: %d messages, then %d", before, after)
 	}
+	// What the task cost, and its parent with it, as the API prices them.
+	detailShows := func(sel, want string) chromedp.Action[chromedp.Void] {
+		return chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector(%q)?.textContent === %q`, sel, want),
+			chromedp.WithPollingTimeout(time.Minute))
+	}
+	var slowCost, parentCost cost.PricedTree
+	h.ok(http.StatusOK, "GET", "/v1/sessions/"+slow.ID+"/cost", nil, &slowCost)
+	h.ok(http.StatusOK, "GET", "/v1/sessions/"+parent.ID+"/cost", nil, &parentCost)
+	if slowCost.Cost.USD <= 0 || parentCost.TreeCost.USD != slowCost.TreeCost.USD {
+		t.Fatalf("costs: task %+v, parent %+v", slowCost, parentCost)
+	}
+	run("see what it cost",
+		detailShows("#detail-cost", "cost "+cost.Dollars(slowCost.Cost.USD)),
+		detailShows("#detail-tree-cost", "with its tasks "+cost.Dollars(slowCost.TreeCost.USD)),
+		chromedp.Click(fmt.Sprintf(`#tree .node[data-id=%q]`, parent.ID)),
+		detailShows("#detail-cost", "cost $0.00"),
+		detailShows("#detail-tree-cost", "with its tasks "+cost.Dollars(parentCost.TreeCost.USD)),
+		shot("03-cost"),
+		chromedp.Click(fmt.Sprintf(`li.task[data-id=%q]`, slow.ID)),
+	)
 
 	run("resume from the page",
 		chromedp.WaitVisible(`#resume-text`),
@@ -294,6 +319,17 @@ func TestDashboardInBrowser(t *testing.T) {
 	if got.Status != sa.TaskCancelled || got.Result != "answer: one more thing" {
 		t.Errorf("the task whose resume was cancelled = %s with result %q, want cancelled with the answer before", got.Status, got.Result)
 	}
+	// A model without a price is not free: the page says so.
+	var local sa.Session
+	h.ok(http.StatusCreated, "POST", "/v1/sessions", map[string]any{"model": "offline", "title": "local model"}, &local)
+	h.ok(http.StatusOK, "POST", "/v1/sessions/"+local.ID+"/messages?wait=true", map[string]any{"text": "What is 2+2?"}, nil)
+	run("an unpriced model",
+		chromedp.Click(fmt.Sprintf(`#tree .node[data-id=%q]`, local.ID)),
+		detailShows("#detail-cost", "cost unpriced"),
+		detailShows("#detail-tree-cost", "with its tasks unpriced"),
+		shot("09-unpriced"),
+	)
+
 	stopBrowser()
 	<-collected
 	if len(thrown) > 0 {

@@ -1,9 +1,13 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
+	"time"
 
+	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/cost"
+	"github.com/superagents/superagents/tasks"
 )
 
 // sessionCost answers what a session (or a task: its id is its session's)
@@ -22,4 +26,40 @@ func (s *Server) sessionCost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, tree.Priced(s.rt.Engine.Config.ModelInfo))
+}
+
+// costedTask is a task as the API answers it: its view and what it cost
+// (the fields and shape of `tasks --json`).
+type costedTask struct {
+	tasks.View
+	cost.Costs
+}
+
+// costedSession is a listed session and what it cost (as `sessions
+// --json`).
+type costedSession struct {
+	sa.SessionSummary
+	cost.Costs
+}
+
+func (s *Server) costs(ctx context.Context, id string) (cost.Costs, error) {
+	return cost.Listed(ctx, s.store, s.rt.Engine.Config.ModelInfo, id)
+}
+
+func (s *Server) costedTask(ctx context.Context, t sa.Task) (costedTask, error) {
+	c, err := s.costs(ctx, t.ID)
+	return costedTask{View: tasks.NewView(t, time.Now()), Costs: c}, err
+}
+
+func (s *Server) costedTasks(ctx context.Context, list []sa.Task) ([]costedTask, error) {
+	now := time.Now()
+	return cost.Each(ctx, s.store, s.rt.Engine.Config.ModelInfo, list, func(t sa.Task) string { return t.ID },
+		func(t sa.Task, c cost.Costs) costedTask { return costedTask{View: tasks.NewView(t, now), Costs: c} })
+}
+
+func (s *Server) costedSessions(ctx context.Context, list []sa.SessionSummary) ([]costedSession, error) {
+	return cost.Each(ctx, s.store, s.rt.Engine.Config.ModelInfo, list, func(x sa.SessionSummary) string { return x.ID },
+		func(x sa.SessionSummary, c cost.Costs) costedSession {
+			return costedSession{SessionSummary: x, Costs: c}
+		})
 }

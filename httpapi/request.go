@@ -74,7 +74,9 @@ func bodyError(err error) error {
 // fieldKinds says what a field takes where its Go type alone says too
 // little.
 var fieldKinds = map[string]string{
-	"timeout": "a whole number of seconds",
+	"timeout":    "a whole number of seconds",
+	"max_cost":   "a number of dollars",
+	"max_tokens": "a whole number of tokens",
 }
 
 // jsonValue names what a client sent, from an UnmarshalTypeError's Value

@@ -9,14 +9,17 @@ import (
 	"strings"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/cost"
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/runtime"
 )
 
-// sessionView is a session with what this server knows of its turns.
+// sessionView is a session with what this server knows of its turns and,
+// when answered alone, what it cost.
 type sessionView struct {
 	sa.Session
 	Turn TurnState `json:"turn"`
+	*cost.Costs
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
@@ -39,10 +42,12 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if list == nil {
-		list = []sa.SessionSummary{}
+	costed, err := s.costedSessions(r.Context(), list)
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"sessions": list, "limit": limit, "offset": offset})
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": costed, "limit": limit, "offset": offset})
 }
 
 func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
@@ -70,7 +75,12 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, sessionView{Session: sess, Turn: s.turns.state(sess.ID)})
+	c, err := s.costs(r.Context(), sess.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, sessionView{Session: sess, Turn: s.turns.state(sess.ID), Costs: &c})
 }
 
 func (s *Server) sessionHistory(w http.ResponseWriter, r *http.Request) {

@@ -148,7 +148,12 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"tasks": viewTasks(list), "total": total, "limit": f.Limit, "offset": f.Offset})
+	costed, err := s.costedTasks(r.Context(), list)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tasks": costed, "total": total, "limit": f.Limit, "offset": f.Offset})
 }
 
 // countCache keeps task counts until the next change: paging through a
@@ -202,6 +207,10 @@ type launchRequest struct {
 	// that a fraction or a number too large for a Duration is refused by
 	// taskTimeout with a reason, not wrapped around.
 	Timeout float64 `json:"timeout"`
+	// MaxCost and MaxTokens are the task tree's budget, as in
+	// superagents_task.
+	MaxCost   float64 `json:"max_cost"`
+	MaxTokens int64   `json:"max_tokens"`
 }
 
 // taskTimeout turns a launch's timeout in seconds into a Duration: a
@@ -236,7 +245,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := tasks.TaskInput{Description: req.Description, Prompt: req.Prompt, Agent: req.Agent, Fork: req.Fork,
-		Resume: req.Resume, Timeout: int(timeout / time.Second)}
+		Resume: req.Resume, Timeout: int(timeout / time.Second), MaxCost: req.MaxCost, MaxTokens: req.MaxTokens}
 	if err := in.Validate(); err != nil {
 		s.fail(w, r, err)
 		return
@@ -287,7 +296,12 @@ func (s *Server) getTask(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, tasks.NewView(t, time.Now()))
+	costed, err := s.costedTask(r.Context(), t)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, costed)
 }
 
 func (s *Server) taskMessages(w http.ResponseWriter, r *http.Request) {

@@ -8,11 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superagents/superagents/cost"
 	"github.com/superagents/superagents/tasks"
 )
 
 // TestTaskJSONIsTheTaskView: the API shows a task in the one shape every
-// way in uses (tasks.View), one task or a list of them.
+// way in uses (tasks.View), with what it cost as `tasks --json` shows it
+// (cost.Costs), one task or a list of them.
 func TestTaskJSONIsTheTaskView(t *testing.T) {
 	h := newHarness(t)
 	parent := h.session()
@@ -28,7 +30,14 @@ func TestTaskJSONIsTheTaskView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := json.Marshal(tasks.NewView(stored, time.Now()))
+	costs, err := cost.Listed(context.Background(), h.store, h.cfg.ModelInfo, stored.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(struct {
+		tasks.View
+		cost.Costs
+	}{tasks.NewView(stored, time.Now()), costs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 
 const taskColumns = `id, parent_session_id, parent_message_id, parent_agent, description, prompt, agent, status,
 	started_at, completed_at, result_retrieved_at, result, error, progress, batch_id, resume_count, is_forked,
-	timeout_ms, runner_id, cleared_at, created_at`
+	timeout_ms, runner_id, cleared_at, created_at, max_cost, max_tokens`
 
 func scanTask(r rowScanner) (sa.Task, error) {
 	var (
@@ -27,7 +27,7 @@ func scanTask(r rowScanner) (sa.Task, error) {
 	)
 	err := r.Scan(&t.ID, &t.ParentSessionID, &t.ParentMessageID, &t.ParentAgent, &t.Description, &t.Prompt, &t.Agent,
 		&t.Status, &started, &completed, &retrieved, &t.Result, &t.Error, &progress, &t.BatchID, &t.ResumeCount,
-		&forked, &timeoutMS, &t.RunnerID, &cleared, &created)
+		&forked, &timeoutMS, &t.RunnerID, &cleared, &created, &t.Budget.MaxCost, &t.Budget.MaxTokens)
 	if err != nil {
 		return sa.Task{}, err
 	}
@@ -99,11 +99,11 @@ func insertTask(ctx context.Context, tx *writeTx, t sa.Task) error {
 		return fmt.Errorf("encode progress: %w", err)
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.ParentSessionID, t.ParentMessageID, t.ParentAgent, t.Description, t.Prompt, t.Agent, t.Status,
 		nanos(t.StartedAt), nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), t.Result, t.Error, progress,
 		t.BatchID, t.ResumeCount, boolInt(t.IsForked), t.Timeout.Duration().Milliseconds(), t.RunnerID, nullNanos(t.ClearedAt),
-		nanos(t.CreatedAt))
+		nanos(t.CreatedAt), t.Budget.MaxCost, t.Budget.MaxTokens)
 	if err != nil {
 		return fmt.Errorf("insert task: %w", err)
 	}

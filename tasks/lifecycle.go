@@ -40,6 +40,8 @@ type LaunchRequest struct {
 	// BatchID groups tasks launched together (by one parent turn); empty
 	// makes a batch of one.
 	BatchID string
+	// Budget is what the task's tree may spend (see launchBudget).
+	Budget sa.Budget
 }
 
 // Launch creates a task and starts it. It returns at once; the task runs
@@ -88,6 +90,10 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 	if profile.Model != "" {
 		model = ""
 	}
+	budget, err := m.launchBudget(ctx, parent.ID, depth, m.engine.ModelFor(sa.Session{Model: model}, profile, ""), req.Budget)
+	if err != nil {
+		return sa.Task{}, err
+	}
 	// Take a free slot now, so that a task under the concurrency limit is
 	// running from the start; otherwise it waits, queued.
 	status, slot := sa.TaskQueued, m.takeSlot()
@@ -104,6 +110,7 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 			Status:          status,
 			BatchID:         cmp.Or(req.BatchID, sa.NewID()),
 			Timeout:         sa.Seconds(timeout),
+			Budget:          budget,
 			RunnerID:        m.runner.ID,
 		},
 		Fork:    req.Fork,
@@ -600,11 +607,15 @@ func (m *Manager) end(r *run, o agent.Outcome, runErr error, ctx context.Context
 	r.mu.Lock()
 	r.ended = true
 	r.mu.Unlock()
+	m.budgets.release(r)
 	status, result, errMsg := sa.TaskCompleted, o.Text, ""
 	if runErr != nil {
 		status = sa.TaskError
 		cause := context.Cause(ctx)
+		var overBudget *budgetStop
 		switch {
+		case errors.As(cause, &overBudget):
+			errMsg = overBudget.reason
 		case errors.Is(cause, errCancelled), errors.Is(cause, errEndedAway), errors.Is(runErr, errTaskEnded):
 			return // ended already, by whoever cancelled it
 		case errors.Is(cause, errShutdown):
@@ -657,6 +668,7 @@ func finish(ctx context.Context, st sa.Tasks, id string, status sa.TaskStatus, r
 // observe turns the agent's events into progress: every event is activity;
 // tool calls are counted and saved.
 func (m *Manager) observe(r *run, e agent.Event) {
+	m.charge(r, e)
 	r.mu.Lock()
 	r.activity = time.Now()
 	switch e.Type {

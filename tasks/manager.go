@@ -86,6 +86,8 @@ type Manager struct {
 	// launchLocks serialise the launches of one parent (by hash), so that
 	// two at once do not both start a batch.
 	launchLocks [32]sync.Mutex
+	// budgets are the running totals of budgeted task trees.
+	budgets budgetBook
 
 	mu       sync.Mutex
 	runs     map[string]*run          // task id → its run in this process

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"math"
 
 	sa "github.com/superagents/superagents"
 )
@@ -32,6 +33,16 @@ func (in TaskInput) Validate() error {
 		return &FieldError{"timeout", "timeout cannot be negative"}
 	case in.Resume != "" && in.Timeout > 0:
 		return &FieldError{"timeout", "timeout applies to a launch: a resumed task keeps the time limit it was launched with"}
+	case in.MaxCost < 0 || math.IsNaN(in.MaxCost) || math.IsInf(in.MaxCost, 0):
+		return &FieldError{"max_cost", "max_cost must be a number of dollars, more than 0 (leave it out for the configured budget)"}
+	case in.MaxTokens < 0:
+		return &FieldError{"max_tokens", "max_tokens cannot be negative (leave it out for the configured budget)"}
+	case in.Resume != "" && (in.MaxCost > 0 || in.MaxTokens > 0):
+		field := "max_cost"
+		if in.MaxCost == 0 {
+			field = "max_tokens"
+		}
+		return &FieldError{field, field + " applies to a launch: a resumed task keeps the budget it was launched with, and its resume counts against it"}
 	}
 	return nil
 }
@@ -67,6 +78,7 @@ func (m *Manager) SubmitFrom(ctx context.Context, caller, forkFrom string, in Ta
 	t, err = m.Launch(ctx, LaunchRequest{
 		ParentSessionID: caller, Description: in.Description, Prompt: in.Prompt, Agent: in.Agent,
 		Fork: in.Fork, ForkFrom: forkFrom, Timeout: seconds(in.Timeout, m.limits.Timeout.Duration), BatchID: batch,
+		Budget: sa.Budget{MaxCost: in.MaxCost, MaxTokens: in.MaxTokens},
 	})
 	return t, false, err
 }

@@ -22,12 +22,14 @@ const (
 
 // TaskInput is the input of superagents_task.
 type TaskInput struct {
-	Description string `json:"description,omitempty" jsonschema:"A short name for the task (3-7 words), shown in listings and notifications. Required unless resume is set."`
-	Prompt      string `json:"prompt" jsonschema:"The complete instructions for the sub-agent: what to do, where, and what to report back. It does not see your conversation unless fork is true. With resume: the follow-up message."`
-	Agent       string `json:"agent,omitempty" jsonschema:"The agent to run (see the tool description for the available ones). Required unless resume is set."`
-	Fork        bool   `json:"fork,omitempty" jsonschema:"Give the sub-agent a digest of this conversation (long tool outputs cut, your reasoning left out), so you need not repeat what you already know. Cannot be combined with resume."`
-	Resume      string `json:"resume,omitempty" jsonschema:"The id of a completed task to continue with prompt as a follow-up, in that task's own session (it keeps its whole conversation). Cannot be combined with fork."`
-	Timeout     int    `json:"timeout,omitempty" jsonschema:"Stop the task after this many seconds (default and maximum: the configured task timeout)."`
+	Description string  `json:"description,omitempty" jsonschema:"A short name for the task (3-7 words), shown in listings and notifications. Required unless resume is set."`
+	Prompt      string  `json:"prompt" jsonschema:"The complete instructions for the sub-agent: what to do, where, and what to report back. It does not see your conversation unless fork is true. With resume: the follow-up message."`
+	Agent       string  `json:"agent,omitempty" jsonschema:"The agent to run (see the tool description for the available ones). Required unless resume is set."`
+	Fork        bool    `json:"fork,omitempty" jsonschema:"Give the sub-agent a digest of this conversation (long tool outputs cut, your reasoning left out), so you need not repeat what you already know. Cannot be combined with resume."`
+	Resume      string  `json:"resume,omitempty" jsonschema:"The id of a completed task to continue with prompt as a follow-up, in that task's own session (it keeps its whole conversation). Cannot be combined with fork."`
+	Timeout     int     `json:"timeout,omitempty" jsonschema:"Stop the task after this many seconds (default and maximum: the configured task timeout)."`
+	MaxCost     float64 `json:"max_cost,omitempty" jsonschema:"Stop the task once it and the tasks it launches have cost this many dollars (at most the configured tasks.max_cost and what is left of your own budget). Needs a model with a price."`
+	MaxTokens   int64   `json:"max_tokens,omitempty" jsonschema:"Stop the task once it and the tasks it launches have used this many tokens, input, output and cache together (at most the configured tasks.max_tokens and what is left of your own budget)."`
 }
 
 // OutputInput is the input of superagents_output.
@@ -214,7 +216,7 @@ func (m *Manager) TaskToolFrom(ctx context.Context, caller, forkFrom string, in 
 		forked = ", forked"
 	}
 	text := fmt.Sprintf("Task %s launched in the background (agent %s%s). Keep working: you will be notified when it ends. Its result: superagents_output with task_id %q.",
-		t.ID, t.Agent, forked, t.ID)
+		t.ID, t.Agent, forked, t.ID) + budgetNote(t.Budget)
 	return Reply{Text: text, Data: NewView(t, time.Now())}, nil
 }
 

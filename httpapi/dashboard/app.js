@@ -20,6 +20,7 @@ const state = {
   lastEventId: null,
   selected: null, // session id (a task's id is its session's)
   messages: new Map(), // id → message of the selected session
+  cost: null, // what the selected session or task cost: GET /v1/sessions/{id}/cost
   filter: { status: '', agent: '', search: '' },
   stream: null, // AbortController of the event stream
 };
@@ -48,6 +49,17 @@ const toolCalls = (t) => {
 };
 const short = (id) => (id && id.length > 6 ? id.slice(0, 6) + '…' : id || '');
 const marks = (t) => [t.is_forked ? '(forked)' : '', t.resume_count > 0 ? '(resumed)' : ''].filter(Boolean).join(' ');
+
+// money is a dollar figure of the API ({usd, unpriced}) as the command
+// line shows it: cents, or four decimals under a cent; "unpriced" when no
+// token of it had a price, "—" before it is known.
+function money(p) {
+  if (!p) return '—';
+  const unpriced = p.unpriced && p.unpriced.length > 0;
+  if (unpriced && !p.usd) return 'unpriced';
+  const usd = '$' + p.usd.toFixed(p.usd > 0 && p.usd < 0.01 ? 4 : 2);
+  return unpriced ? usd + ' + unpriced' : usd;
+}
 
 function duration(t) {
   const start = Date.parse(t.started_at);
@@ -204,6 +216,7 @@ function refreshCounts() {
 function onMessage(sessionId, msg) {
   const s = state.sessions.get(sessionId);
   if (s) s.last_message_id = msg.id;
+  if (msg.usage && state.selected) loadCost(state.selected); // it may be part of the selected tree
   if (sessionId !== state.selected) return;
   state.messages.set(msg.id, msg);
   renderTranscript();
@@ -369,14 +382,18 @@ function renderDetail() {
   const shown = JSON.stringify([id, t || s]);
   if (shown === detailShown) {
     if (t && $('detail-duration')) $('detail-duration').textContent = duration(t);
+    showCost();
     return;
   }
   detailShown = shown;
   $('composer').hidden = !!t;
+  const costs = [el('span', { id: 'detail-cost', title: 'what its own model calls cost' }),
+    el('span', { id: 'detail-tree-cost', title: 'with every task it launched, at any depth, resumes included' })];
   if (!t) {
     box.replaceChildren(el('h2', {}, s.parent_id ? 'Forked agent' : 'Agent'),
       el('div', { class: 'title' }, s.title || 'session ' + short(id)),
-      facts(el('span', { class: 'mono' }, id), s.agent && 'agent ' + s.agent, s.parent_id && 'forked from ' + short(s.parent_id)));
+      facts(el('span', { class: 'mono' }, id), s.agent && 'agent ' + s.agent, s.parent_id && 'forked from ' + short(s.parent_id), ...costs));
+    showCost();
     return;
   }
   const actions = el('div', { class: 'actions' });
@@ -392,11 +409,20 @@ function renderDetail() {
     el('div', { class: 'title' }, el('span', { id: 'detail-status', class: 'badge status-' + t.status }, t.status), ' ', t.description),
     facts(el('span', { class: 'mono' }, t.id), marks(t), 'agent ' + t.agent, 'parent ' + short(t.parent_session_id),
       el('span', { id: 'detail-duration' }, duration(t)), toolCalls(t),
-      t.progress && t.progress.phase && ACTIVE.has(t.status) && 'now: ' + t.progress.phase),
+      t.progress && t.progress.phase && ACTIVE.has(t.status) && 'now: ' + t.progress.phase, ...costs),
     t.result && el('div', { class: 'result' }, t.result),
     t.error && el('div', { class: 'result error' }, t.error),
     actions,
   ].filter(Boolean));
+  showCost();
+}
+
+// showCost writes the selected item's cost in place: a redraw would lose
+// a follow-up being typed.
+function showCost() {
+  const c = state.cost && state.cost.id === state.selected ? state.cost : null;
+  if ($('detail-cost')) $('detail-cost').textContent = 'cost ' + money(c && c.cost);
+  if ($('detail-tree-cost')) $('detail-tree-cost').textContent = 'with its tasks ' + money(c && c.tree_cost);
 }
 
 // facts lays out short facts, each in its own box.
@@ -409,12 +435,32 @@ function facts(...items) {
 function select(id) {
   if (state.selected === id) return;
   state.selected = id;
+  state.cost = null;
+  loadCost(id);
   state.messages.clear();
   shownUpTo = 0;
   shownCount = 0;
   $('transcript').replaceChildren();
   scheduleRender();
   loadTranscript(id);
+}
+
+// loadCost asks what the selected item cost, at most once a second
+// however many messages arrive.
+let costTimer = null;
+let costAgain = false;
+function loadCost(id) {
+  if (costTimer) { costAgain = true; return; }
+  costAgain = false;
+  costTimer = setTimeout(() => {
+    costTimer = null;
+    if (costAgain && state.selected) loadCost(state.selected);
+  }, 1000);
+  api('GET', '/v1/sessions/' + id + '/cost').then((c) => {
+    if (state.selected !== id) return;
+    state.cost = c;
+    renderDetail();
+  }, (err) => console.warn(err));
 }
 
 async function loadTranscript(id) {

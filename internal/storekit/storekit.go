@@ -99,8 +99,9 @@ func ChangeTask(old sa.Task, change func(*sa.Task) error) (sa.Task, sa.ChangeKin
 	if err := change(&t); err != nil {
 		return sa.Task{}, "", err
 	}
-	if t.ID != old.ID || t.ParentSessionID != old.ParentSessionID || t.IsForked != old.IsForked || !t.CreatedAt.Equal(old.CreatedAt) {
-		return sa.Task{}, "", fmt.Errorf("%w: a task's id, parent, fork flag and creation time cannot change", sa.ErrInvalid)
+	if t.ID != old.ID || t.ParentSessionID != old.ParentSessionID || t.IsForked != old.IsForked || !t.CreatedAt.Equal(old.CreatedAt) ||
+		t.Budget != old.Budget {
+		return sa.Task{}, "", fmt.Errorf("%w: a task's id, parent, fork flag, budget and creation time cannot change", sa.ErrInvalid)
 	}
 	if !old.CanBecome(t.Status) {
 		return sa.Task{}, "", fmt.Errorf("%w: task %s cannot go from %s to %s", sa.ErrConflict, old.ID, old.Status, t.Status)
