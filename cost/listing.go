@@ -16,7 +16,7 @@ type Costs struct {
 }
 
 // Listed returns the Costs of the session or task id.
-func Listed(ctx context.Context, st sa.Store, prices Prices, id string) (Costs, error) {
+func Listed(ctx context.Context, st Reader, prices Prices, id string) (Costs, error) {
 	t, err := TaskTree(ctx, st, id)
 	if err != nil {
 		return Costs{}, err
@@ -38,7 +38,7 @@ type BulkReader interface {
 // Each pairs every item of a listing with its Costs, in order (an empty
 // listing gives an empty slice, not nil, so that JSON shows []). With a
 // BulkReader the whole listing's trees are read a level at a time.
-func Each[T, R any](ctx context.Context, st sa.Store, prices Prices, list []T, id func(T) string, pair func(T, Costs) R) ([]R, error) {
+func Each[T, R any](ctx context.Context, st Reader, prices Prices, list []T, id func(T) string, pair func(T, Costs) R) ([]R, error) {
 	out := make([]R, 0, len(list))
 	bulk, ok := st.(BulkReader)
 	if !ok {
