@@ -22,6 +22,7 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/agent"
+	"github.com/superagents/superagents/cost"
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/runtime"
@@ -452,7 +453,7 @@ func (c *Chat) Activity() Activity {
 	}
 	act.Waiting = len(c.waits) > 0
 	if usd, ok := c.costs[c.current.ID]; ok {
-		act.Cost = costText(usd)
+		act.Cost = cost.Dollars(usd)
 	}
 	for _, t := range c.running {
 		act.Tasks++

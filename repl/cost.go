@@ -2,7 +2,6 @@ package repl
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/superagents/superagents/cost"
 )
@@ -24,12 +23,4 @@ func (c *Chat) refreshCost(ctx context.Context, id string) {
 	} else {
 		delete(c.costs, id)
 	}
-}
-
-// costText is an amount as the status line shows it.
-func costText(usd float64) string {
-	if usd < 0.01 {
-		return fmt.Sprintf("$%.4f", usd)
-	}
-	return fmt.Sprintf("$%.2f", usd)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/cost"
 )
 
 // TestActivityCost: the status line's figure is what the agent in view
@@ -29,8 +30,8 @@ func TestActivityCost(t *testing.T) {
 		t.Fatalf("cost = %q, want $3.00", got)
 	}
 	for usd, want := range map[float64]string{0.004: "$0.0040", 0.5: "$0.50", 12.345: "$12.35"} {
-		if got := costText(usd); got != want {
-			t.Errorf("costText(%v) = %q, want %q", usd, got, want)
+		if got := cost.Dollars(usd); got != want {
+			t.Errorf("cost.Dollars(%v) = %q, want %q", usd, got, want)
 		}
 	}
 }
