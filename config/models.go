@@ -18,17 +18,20 @@ type Model struct {
 	ContextWindow int `toml:"context_window" json:"context_window,omitempty"`
 	// Prices in US dollars per million tokens: input not read from the
 	// cache, output, input read from the cache, input written to it.
-	// All zero means no price is known (local models): the cost of their
-	// tokens is reported as unknown, never as free.
+	// All zero means no price is known: the cost of their tokens is
+	// reported as unknown, never as free, unless Free says so.
 	Input      float64 `toml:"input" json:"input,omitempty"`
 	Output     float64 `toml:"output" json:"output,omitempty"`
 	CacheRead  float64 `toml:"cache_read" json:"cache_read,omitempty"`
 	CacheWrite float64 `toml:"cache_write" json:"cache_write,omitempty"`
+	// Free says that the model's tokens cost nothing (a model run on your
+	// own machine): its cost is $0, so cost budgets can hold it.
+	Free bool `toml:"free" json:"free,omitempty"`
 }
 
-// Priced reports whether the model has a price.
+// Priced reports whether the model has a price (free is one).
 func (m Model) Priced() bool {
-	return m.Input != 0 || m.Output != 0 || m.CacheRead != 0 || m.CacheWrite != 0
+	return m.Free || m.Input != 0 || m.Output != 0 || m.CacheRead != 0 || m.CacheWrite != 0
 }
 
 // Compaction configures automatic compaction of a conversation.
@@ -60,6 +63,7 @@ func DefaultModels() map[string]Model {
 		return Model{ContextWindow: window, Input: in, Output: out, CacheRead: cached}
 	}
 	return map[string]Model{
+		OfflineModel:                  {Free: true},
 		"anthropic/claude-opus-4-5":   claude(200_000, 5, 25),
 		"anthropic/claude-opus-4-1":   claude(200_000, 15, 75),
 		"anthropic/claude-opus-4-0":   claude(200_000, 15, 75),
@@ -120,6 +124,9 @@ func (c Config) validateModels() []error {
 		}{{"input", m.Input}, {"output", m.Output}, {"cache_read", m.CacheRead}, {"cache_write", m.CacheWrite}} {
 			if p.v < 0 || p.v != p.v {
 				errs = append(errs, &Error{Key: key + "." + p.key, Msg: "must be a price of 0 or more (USD per million tokens)"})
+			}
+			if m.Free && p.v != 0 {
+				errs = append(errs, &Error{Key: key + "." + p.key, Msg: "a model marked free = true has no price: remove one or the other"})
 			}
 		}
 	}

@@ -23,7 +23,7 @@ func TestModelInfo(t *testing.T) {
 		{"openai/gpt-test", true, 1000, 0},
 		{"openai/gpt-4.10", false, 0, 0}, // a longer name is another model
 		{"ollama/llama3", false, 0, 0},   // local: nothing assumed
-		{"offline", false, 0, 0},
+		{"offline", true, 0, 0}, // built in, and free
 	}
 	for _, tt := range tests {
 		m, ok := c.ModelInfo(tt.model)
@@ -62,6 +62,19 @@ func TestModelsFromFile(t *testing.T) {
 				}
 			},
 		},
+		{
+			name: "a local model marked free",
+			file: "[models.\"ollama/qwen3\"]\nfree = true\n",
+			check: func(t *testing.T, c Config) {
+				if m, ok := c.ModelInfo("ollama/qwen3"); !ok || !m.Priced() {
+					t.Errorf("entry = %+v, %v: want priced (free)", m, ok)
+				}
+				if m, ok := c.ModelInfo(OfflineModel); !ok || !m.Free {
+					t.Errorf("the offline model = %+v, %v: want free by default", m, ok)
+				}
+			},
+		},
+		{name: "free with a price", file: "[models.\"ollama/qwen3\"]\nfree = true\ninput = 1\n", wantErr: `models."ollama/qwen3".input: a model marked free = true has no price`},
 		{name: "negative price", file: "[models.\"openai/x\"]\noutput = -1\n", wantErr: `models."openai/x".output: must be a price of 0 or more`},
 		{name: "bad model key", file: "[models.\"nope\"]\ninput = 1\n", wantErr: `models."nope"`},
 		{name: "threshold too high", file: "[compaction]\nthreshold = 1.5\n", wantErr: "compaction.threshold: must be above 0 and below 1"},

@@ -148,7 +148,7 @@ func (m *Manager) launchBudget(ctx context.Context, parentID string, depth int, 
 	}
 	if costBy != "" {
 		if price, ok := m.engine.Config.ModelInfo(model); !ok || !price.Priced() {
-			msg := fmt.Sprintf("model %s has no price in the configuration ([models.%q]), so %s cannot hold the task to a cost; give the model a price, or use max_tokens", model, model, costBy)
+			msg := fmt.Sprintf("model %s has no price in the configuration ([models.%q]), so %s cannot hold the task to a cost; give the model a price (free = true for a model that costs nothing), or use max_tokens", model, model, costBy)
 			if costBy == "max_cost" {
 				return sa.Budget{}, &FieldError{"max_cost", msg}
 			}

@@ -306,3 +306,20 @@ func TestBudgetRefusesALaunchWhenTheTreeIsSpent(t *testing.T) {
 		t.Fatalf("launch from a spent tree: %v", err)
 	}
 }
+
+// TestBudgetOnAFreeModel: a model marked free = true costs $0, so a cost
+// budget can hold its tasks (an unpriced one is refused, above).
+func TestBudgetOnAFreeModel(t *testing.T) {
+	h := newHarness(t, echo(t), withFork(func(c *config.Config) {
+		c.Models = map[string]config.Model{"anthropic/claude-test": {Free: true}}
+	}))
+	parent := h.parent(user("parent: hi"))
+	reply, err := h.mgr.TaskTool(context.Background(), parent.ID, tasks.TaskInput{Description: "d", Prompt: "p", Agent: "general", MaxCost: 0.5})
+	if err != nil {
+		t.Fatalf("launch on a free model with max_cost: %v", err)
+	}
+	ended := h.wait(reply.Data.(tasks.View).Task.ID)
+	if ended.Status != sa.TaskCompleted || ended.Budget.MaxCost != 0.5 {
+		t.Fatalf("task %+v: want completed with its budget", ended)
+	}
+}
