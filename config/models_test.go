@@ -23,7 +23,7 @@ func TestModelInfo(t *testing.T) {
 		{"openai/gpt-test", true, 1000, 0},
 		{"openai/gpt-4.10", false, 0, 0}, // a longer name is another model
 		{"ollama/llama3", false, 0, 0},   // local: nothing assumed
-		{"offline", true, 0, 0}, // built in, and free
+		{"offline", true, 0, 0},          // built in, and free
 	}
 	for _, tt := range tests {
 		m, ok := c.ModelInfo(tt.model)
