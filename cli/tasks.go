@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -193,6 +195,7 @@ func (a *app) taskLaunchCommand() *cobra.Command {
 		asJSON, fork, wait          bool
 		session, agent, description string
 		timeout                     int
+		budget                      sa.Budget
 	)
 	cmd := &cobra.Command{
 		Use:   "launch --session ID --agent NAME --description TEXT [--fork] PROMPT",
@@ -210,8 +213,14 @@ until the task ends and prints its result instead.`,
 			if timeout < 0 {
 				return usagef("--timeout must not be negative")
 			}
+			if budget.MaxCost < 0 || math.IsNaN(budget.MaxCost) || math.IsInf(budget.MaxCost, 0) {
+				return usagef("--max-cost must be a number of dollars, 0 or more")
+			}
+			if budget.MaxTokens < 0 {
+				return usagef("--max-tokens must not be negative")
+			}
 			return a.launchWorker(cmd.Context(), workerRequest{session: session, agent: agent, description: description,
-				fork: fork, timeout: timeout, prompt: strings.Join(args, " ")}, asJSON, wait)
+				fork: fork, timeout: timeout, budget: budget, prompt: strings.Join(args, " ")}, asJSON, wait)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -221,6 +230,8 @@ until the task ends and prints its result instead.`,
 	cmd.Flags().StringVar(&agent, "agent", "", "the agent to run (required; see 'superagents agents')")
 	cmd.Flags().StringVar(&description, "description", "", "a few words naming the task (required)")
 	cmd.Flags().IntVar(&timeout, "timeout", 0, "stop the task after this many seconds (default: tasks.timeout)")
+	cmd.Flags().Float64Var(&budget.MaxCost, "max-cost", 0, "US dollars the task and the tasks it launches may spend (default and cap: tasks.max_cost)")
+	cmd.Flags().Int64Var(&budget.MaxTokens, "max-tokens", 0, "tokens the task and the tasks it launches may use (default and cap: tasks.max_tokens)")
 	return cmd
 }
 
@@ -229,6 +240,7 @@ type workerRequest struct {
 	session, agent, description string
 	fork                        bool
 	timeout                     int
+	budget                      sa.Budget
 	resume, prompt              string
 }
 
@@ -243,6 +255,12 @@ func (r workerRequest) args() []string {
 	}
 	if r.timeout > 0 {
 		args = append(args, "--timeout", fmt.Sprint(r.timeout))
+	}
+	if r.budget.MaxCost > 0 {
+		args = append(args, "--max-cost", strconv.FormatFloat(r.budget.MaxCost, 'g', -1, 64))
+	}
+	if r.budget.MaxTokens > 0 {
+		args = append(args, "--max-tokens", fmt.Sprint(r.budget.MaxTokens))
 	}
 	return args
 }
@@ -340,7 +358,7 @@ func (a *app) workerLaunch(ctx context.Context, mgr *tasks.Manager, req workerRe
 		return sa.Task{}, err
 	}
 	return mgr.Launch(ctx, tasks.LaunchRequest{ParentSessionID: sess.ID, Description: req.description, Prompt: req.prompt,
-		Agent: req.agent, Fork: req.fork, Timeout: time.Duration(req.timeout) * time.Second})
+		Agent: req.agent, Fork: req.fork, Timeout: time.Duration(req.timeout) * time.Second, Budget: req.budget})
 }
 
 // taskWorkCommand is the background worker: it launches or resumes one
@@ -390,5 +408,7 @@ func (a *app) taskWorkCommand() *cobra.Command {
 	cmd.Flags().StringVar(&req.resume, "resume", "", "")
 	cmd.Flags().BoolVar(&req.fork, "fork", false, "")
 	cmd.Flags().IntVar(&req.timeout, "timeout", 0, "")
+	cmd.Flags().Float64Var(&req.budget.MaxCost, "max-cost", 0, "")
+	cmd.Flags().Int64Var(&req.budget.MaxTokens, "max-tokens", 0, "")
 	return cmd
 }

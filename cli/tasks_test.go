@@ -202,6 +202,8 @@ func TestTaskCommandErrors(t *testing.T) {
 		{[]string{"task", "cancel"}, 2, "takes one task id"},
 		{[]string{"task", "launch", "--agent", "general", "x"}, 2, "--session, --agent and --description are required"},
 		{[]string{"task", "resume", "abcd"}, 2, "requires at least 2 arg"},
+		{[]string{"task", "launch", "--session", "s", "--agent", "general", "--description", "d", "--max-cost", "-1", "x"}, 2, "--max-cost must be a number of dollars"},
+		{[]string{"task", "launch", "--session", "s", "--agent", "general", "--description", "d", "--max-tokens", "-5", "x"}, 2, "--max-tokens must not be negative"},
 		{[]string{"tasks", "--status", "sleeping"}, 2, `unknown --status "sleeping"`},
 		{[]string{"tasks", "--status", "Completed"}, 0, ""}, // case does not matter
 		{[]string{"task", "output", "zzzzzz", "--timeout", "-1"}, 2, "--timeout must be between 1 and 600 seconds, not -1"},
@@ -213,6 +215,28 @@ func TestTaskCommandErrors(t *testing.T) {
 		if r.code != tt.code || !strings.Contains(r.stderr, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, r.code, r.stderr, tt.code, tt.want)
 		}
+	}
+}
+
+// TestTaskLaunchBudget: --max-tokens holds the task's tree to a budget;
+// the offline model reports the tokens it would have used, so a small one
+// is reached at the first answer and the task ends as an error saying so.
+func TestTaskLaunchBudget(t *testing.T) {
+	h := newHarness(t)
+	parent := h.ok(seedParent, "import", "-")
+	r := h.run("task", "launch", "--session", parent, "--agent", "general", "--description", "small", "--max-tokens", "10", "--wait", "--json", "What is 2+2?")
+	var task struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Budget struct {
+			MaxTokens int64 `json:"max_tokens"`
+		} `json:"budget"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &task); err != nil {
+		t.Fatalf("task launch --json: %v\n%s%s", err, r.stdout, r.stderr)
+	}
+	if task.Status != "error" || !strings.Contains(task.Error, "budget reached") || task.Budget.MaxTokens != 10 {
+		t.Fatalf("task = %+v, want an error for its budget of 10 tokens", task)
 	}
 }
 
