@@ -120,13 +120,14 @@ func (a *app) open(ctx context.Context, model string, agents bool) (*runtime.Run
 	}
 	rt, problems, err := runtime.Open(ctx, runtime.Options{
 		Store: st, Config: cfg, Workspace: ws, AgentDirs: a.agentDirs(ws), BashEnv: a.env.Environ,
+		Node: a.node, Drain: a.drain,
 	})
 	if err != nil {
 		return nil, err
 	}
 	a.rt = rt
 	a.closers = append(a.closers, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), a.drain+30*time.Second)
 		defer cancel()
 		a.rt = nil
 		return rt.Close(ctx)

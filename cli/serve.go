@@ -115,6 +115,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		fmt.Fprintf(a.env.Stderr, "warning: %v (replacing it)\n", err)
 	}
 
+	a.node = true // on PostgreSQL, serve works the cluster's tasks too
 	rt, err := a.openRuntime(ctx, f.model)
 	if err != nil {
 		return err

@@ -50,10 +50,13 @@ var (
 	interruptedMsg = "interrupted by restart: the process running it stopped before it finished"
 )
 
-// Defaults of the runner's liveness checks.
+// Defaults of the runner's liveness checks: a runner that stops beating
+// is found dead, and its tasks ended, within StaleAfter plus the time
+// between two reconciles (reconcileBeats heartbeats): 30 s by default.
 const (
 	DefaultHeartbeat  = 5 * time.Second
-	DefaultStaleAfter = 30 * time.Second
+	DefaultStaleAfter = 20 * time.Second
+	reconcileBeats    = 2
 	// cancelWait bounds how long Cancel waits for a run to stop.
 	cancelWait = 30 * time.Second
 )
@@ -68,6 +71,9 @@ type Options struct {
 	// Heartbeat is how often the runner marks itself alive; a runner not
 	// seen for StaleAfter is taken for dead.
 	Heartbeat, StaleAfter time.Duration
+	// Dispatch gets launched and resumed tasks run (nil: in this
+	// process).
+	Dispatch Dispatch
 }
 
 // Manager runs background tasks. It is safe for concurrent use.
@@ -82,6 +88,8 @@ type Manager struct {
 	beat   time.Duration
 	stale  time.Duration
 	defs   toolDefs
+	// dispatch gets launched and resumed tasks run.
+	dispatch Dispatch
 
 	// launchLocks serialise the launches of one parent (by hash), so that
 	// two at once do not both start a batch.
@@ -130,6 +138,10 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 		byParent: make(map[string]int),
 		idle:     make(map[string]chan struct{}),
 		stop:     make(chan struct{}),
+	}
+	m.dispatch = opts.Dispatch
+	if m.dispatch == nil {
+		m.dispatch = inProcess{m}
 	}
 	if m.defs, err = m.defineTools(); err != nil {
 		return nil, fmt.Errorf("task manager: %w", err)
@@ -194,8 +206,43 @@ func (m *Manager) Active(parentSessionID string) int {
 	return m.byParent[parentSessionID]
 }
 
-// WaitIdle waits until no task of the parent session runs in this manager.
+// WaitIdle waits until no task of the parent session is active, in this
+// process or any other: first for the runs here, then, following the
+// change log, for those anywhere else (a node of a cluster, or a process
+// that died and whose tasks a reconcile ends).
 func (m *Manager) WaitIdle(ctx context.Context, parentSessionID string) error {
+	if err := m.waitLocalIdle(ctx, parentSessionID); err != nil {
+		return err
+	}
+	cursor := m.bus.Now() // before looking, so that no ending is missed
+	for {
+		active, err := m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: parentSessionID, Active: true, IncludeCleared: true, Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(active) == 0 {
+			return nil
+		}
+		_, err = cursor.NextMatching(ctx, func(c sa.Change) bool { return endsTask(c) && c.SessionID == parentSessionID })
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// endsTask reports whether a change ends a task (its session is the
+// task's parent).
+func endsTask(c sa.Change) bool {
+	switch c.Kind {
+	case sa.ChangeTaskCancelled, sa.ChangeTaskError, sa.ChangeTaskCompleted:
+		return true
+	}
+	return false
+}
+
+// waitLocalIdle waits until no task of the parent session runs in this
+// manager.
+func (m *Manager) waitLocalIdle(ctx context.Context, parentSessionID string) error {
 	m.mu.Lock()
 	if m.byParent[parentSessionID] == 0 {
 		m.mu.Unlock()
@@ -267,7 +314,7 @@ func (m *Manager) heartbeat() {
 			// again; our tasks were ended and our runs told so.
 			_ = m.store.RegisterRunner(ctx, m.runner)
 		}
-		if beats%3 == 0 {
+		if beats%reconcileBeats == 0 {
 			_, _ = m.Reconcile(ctx)
 		}
 	}
@@ -289,9 +336,7 @@ func (m *Manager) followEndings() {
 		if ch.TaskID == "" {
 			continue
 		}
-		switch ch.Kind {
-		case sa.ChangeTaskCancelled, sa.ChangeTaskError, sa.ChangeTaskCompleted:
-		default:
+		if !endsTask(ch) {
 			continue
 		}
 		m.mu.Lock()
@@ -355,8 +400,8 @@ func reconcile(ctx context.Context, st sa.Store, self sa.Runner, stale time.Dura
 	}
 	ended := 0
 	for _, t := range active {
-		if alive[t.RunnerID] {
-			continue
+		if alive[t.RunnerID] || t.RunnerID == QueueRunner {
+			continue // a queued job is nobody's yet: the queue hands it out
 		}
 		_, err := finish(ctx, st, t.ID, sa.TaskError, "", interruptedMsg, func(cur sa.Task) error {
 			// Ended, or resumed by another runner, since it was listed:
