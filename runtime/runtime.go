@@ -101,7 +101,7 @@ func Open(ctx context.Context, opts Options) (rt *Runtime, problems []error, err
 	var queue *taskqueue.Queue
 	if pg, ok := opts.Store.(*postgres.Store); ok {
 		queue, err = taskqueue.New(pg, taskqueue.Options{Work: opts.Node, Concurrency: opts.Config.Tasks.Concurrency,
-			RescueAfter: rescueAfter(opts.Config.Tasks), Drain: opts.Drain})
+			RunLimit: runLimit(opts.Config.Tasks), Drain: opts.Drain})
 		if err != nil {
 			bus.Close()
 			eng.Close()
@@ -125,11 +125,11 @@ func Open(ctx context.Context, opts Options) (rt *Runtime, problems []error, err
 	return rt, problems, nil
 }
 
-// rescueAfter is how long a job may run before River hands it out again:
-// longer than any task's run may last (its timeout, then the time its
-// ending takes), so that only the job of a node that died is rescued.
-func rescueAfter(limits config.Tasks) time.Duration {
-	return cmp.Or(limits.Timeout.Duration, config.DefaultTaskTimeout) + 5*time.Minute
+// runLimit is the longest a task's run may take, as the job queue needs
+// to know to tell a dead node's job from a long one: its timeout, then
+// time for its ending.
+func runLimit(limits config.Tasks) time.Duration {
+	return cmp.Or(limits.Timeout.Duration, config.DefaultTaskTimeout) + time.Minute
 }
 
 // Close stops the task manager (running tasks end as interrupted, their

@@ -13,6 +13,7 @@
 package taskqueue
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,6 +49,13 @@ const maxAttempts = 5
 // InsertOpts: retried a few times, on the default queue.
 func (RunArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: maxAttempts} }
 
+// DefaultRunLimit is the run limit of a queue whose options give none:
+// the default task timeout and a minute.
+const DefaultRunLimit = 31 * time.Minute
+
+// rescueMargin is how long after its run limit a job is rescued.
+const rescueMargin = time.Minute
+
 // Options configure a Queue.
 type Options struct {
 	// Work makes this process a node that works jobs; without it the
@@ -55,11 +63,12 @@ type Options struct {
 	Work bool
 	// Concurrency is how many jobs (tasks) this node runs at once.
 	Concurrency int
-	// RescueAfter is how long a job may stay running before River takes
-	// its node for dead and hands the job out again (which, its task being
-	// claimed, then ends it without a run). It must outlast the longest
-	// task run: the task timeout plus a margin.
-	RescueAfter time.Duration
+	// RunLimit is the longest a task's run may take (its timeout, plus
+	// time for its ending). River gives a job that long, then takes its
+	// node for dead: a minute later it hands the job out again, which,
+	// its task being claimed or ended, then completes without a run.
+	// River rescues only jobs that have such a limit.
+	RunLimit time.Duration
 	// Drain is how long Stop lets running tasks finish before it
 	// interrupts them.
 	Drain time.Duration
@@ -81,7 +90,8 @@ var _ tasks.Dispatch = (*Queue)(nil)
 // New makes the River client of a process on store. It starts working
 // jobs only with Start.
 func New(store *postgres.Store, opts Options) (*Queue, error) {
-	q := &Queue{store: store, worker: &runWorker{}, work: opts.Work, drain: opts.Drain}
+	runLimit := cmp.Or(opts.RunLimit, DefaultRunLimit)
+	q := &Queue{store: store, worker: &runWorker{limit: runLimit}, work: opts.Work, drain: opts.Drain}
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, q.worker); err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
@@ -94,8 +104,8 @@ func New(store *postgres.Store, opts Options) (*Queue, error) {
 		Schema:               store.Schema(),
 		Workers:              workers,
 		Logger:               logger,
-		JobTimeout:           -1, // a task's run has its own limits
-		RescueStuckJobsAfter: opts.RescueAfter,
+		JobTimeout:           runLimit,
+		RescueStuckJobsAfter: runLimit + rescueMargin,
 		MaxAttempts:          maxAttempts,
 		// Jobs are claim tickets: once done, there is nothing to keep.
 		CompletedJobRetentionPeriod: time.Hour,
@@ -173,10 +183,11 @@ func (q *Queue) Stop(ctx context.Context) error {
 type runWorker struct {
 	river.WorkerDefaults[RunArgs]
 	manager *tasks.Manager // set by Start, before the first job
+	limit   time.Duration
 }
 
-// Timeout: none from River; the task's own limits apply.
-func (w *runWorker) Timeout(*river.Job[RunArgs]) time.Duration { return -1 }
+// Timeout is the run limit: the task's own timeout ends its run first.
+func (w *runWorker) Timeout(*river.Job[RunArgs]) time.Duration { return w.limit }
 
 func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 	a := job.Args
