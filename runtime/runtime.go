@@ -100,8 +100,9 @@ func Open(ctx context.Context, opts Options) (rt *Runtime, problems []error, err
 	// runs them; a store one process owns runs them in that process.
 	var queue *taskqueue.Queue
 	if pg, ok := opts.Store.(*postgres.Store); ok {
-		queue, err = taskqueue.New(pg, taskqueue.Options{Work: opts.Node, Concurrency: opts.Config.Tasks.Concurrency,
-			RunLimit: runLimit(opts.Config.Tasks), Drain: opts.Drain})
+		topts.RunnerID = tasks.NewRunnerID() // River's client goes by it too
+		queue, err = taskqueue.New(pg, taskqueue.Options{ID: topts.RunnerID, Work: opts.Node, Concurrency: opts.Config.Tasks.Concurrency,
+			RunLimit: runLimit(opts.Config.Tasks), Drain: opts.Drain, Interval: cmp.Or(topts.Heartbeat, tasks.DefaultHeartbeat)})
 		if err != nil {
 			bus.Close()
 			eng.Close()

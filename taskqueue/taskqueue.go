@@ -58,6 +58,12 @@ const rescueMargin = time.Minute
 
 // Options configure a Queue.
 type Options struct {
+	// ID is the River client's id: the process's runner id, so that a
+	// job running under a node that died is known by its runner being
+	// gone. Without it, orphaned jobs are not looked for.
+	ID string
+	// Interval is how often a working node looks for orphaned jobs.
+	Interval time.Duration
 	// Work makes this process a node that works jobs; without it the
 	// queue only inserts them.
 	Work bool
@@ -83,6 +89,11 @@ type Queue struct {
 	worker *runWorker
 	work   bool
 	drain  time.Duration
+
+	id       string
+	interval time.Duration
+	stop     context.CancelFunc // stops the orphan loop
+	stopped  chan struct{}
 }
 
 var _ tasks.Dispatch = (*Queue)(nil)
@@ -91,7 +102,8 @@ var _ tasks.Dispatch = (*Queue)(nil)
 // jobs only with Start.
 func New(store *postgres.Store, opts Options) (*Queue, error) {
 	runLimit := cmp.Or(opts.RunLimit, DefaultRunLimit)
-	q := &Queue{store: store, worker: &runWorker{limit: runLimit}, work: opts.Work, drain: opts.Drain}
+	q := &Queue{store: store, worker: &runWorker{limit: runLimit}, work: opts.Work, drain: opts.Drain,
+		id: opts.ID, interval: cmp.Or(opts.Interval, 5*time.Second)}
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, q.worker); err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
@@ -101,6 +113,7 @@ func New(store *postgres.Store, opts Options) (*Queue, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	cfg := &river.Config{
+		ID:                   opts.ID,
 		Schema:               store.Schema(),
 		Workers:              workers,
 		Logger:               logger,
@@ -153,6 +166,11 @@ func (q *Queue) Start(ctx context.Context, m *tasks.Manager) error {
 	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("job queue: %w", err)
 	}
+	if q.id != "" {
+		loop, stop := context.WithCancel(context.Background())
+		q.stop, q.stopped = stop, make(chan struct{})
+		go q.watchOrphans(loop)
+	}
 	return nil
 }
 
@@ -163,6 +181,10 @@ func (q *Queue) Start(ctx context.Context, m *tasks.Manager) error {
 func (q *Queue) Stop(ctx context.Context) error {
 	if !q.work {
 		return nil
+	}
+	if q.stop != nil {
+		q.stop()
+		<-q.stopped
 	}
 	soft, cancel := context.WithTimeout(ctx, q.drain)
 	defer cancel()

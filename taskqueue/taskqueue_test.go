@@ -58,7 +58,7 @@ func (c *cluster) open(t *testing.T, work bool) *node {
 	}
 	rt, problems, err := runtime.Open(ctx, runtime.Options{Store: st, Config: c.cfg, Workspace: c.workspace,
 		AgentDirs: agents.Dirs{Project: agents.ProjectDir(c.workspace)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")},
-		PollInterval: 50 * time.Millisecond, Node: work})
+		PollInterval: 50 * time.Millisecond, Node: work, Heartbeat: 200 * time.Millisecond})
 	if err != nil || len(problems) > 0 {
 		st.Close()
 		t.Fatalf("runtime: %v %v", err, problems)
@@ -381,4 +381,38 @@ func exitedPID(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return cmd.Process.Pid
+}
+
+// TestOrphanedJobRequeued plays a node that died between taking a job
+// and claiming its task: the job runs under a River client whose runner
+// is gone, the task still waits for the queue. A working node queues the
+// task again and runs it, once.
+func TestOrphanedJobRequeued(t *testing.T) {
+	c := newCluster(t)
+	c.model.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "done"} })
+	a := c.open(t, false)
+	ctx := context.Background()
+	parent := a.session(t)
+	task := a.launch(t, parent.ID, "orphan")
+	if _, err := a.store.Pool().Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1,
+		attempted_at = now(), attempted_by = ARRAY['runner-gone'] WHERE args->>'task_id' = $1`, task.ID); err != nil {
+		t.Fatal(err)
+	}
+	c.open(t, true)
+	if err := a.rt.Tasks.WaitIdle(ctx, parent.ID); err != nil {
+		t.Fatal(err)
+	}
+	ended, err := a.store.Task(ctx, task.ID)
+	if err != nil || ended.Status != sa.TaskCompleted {
+		t.Fatalf("orphaned task: %+v, %v", ended, err)
+	}
+	if n := notifications(t, a.store, parent.ID, task.ID); n != 1 {
+		t.Fatalf("%d notifications, want 1", n)
+	}
+	if states, _ := jobs(t, a.store, task.ID); len(states) != 2 || states[0] != "running" {
+		t.Fatalf("jobs of the orphaned task: %v; want the stale one and its replacement", states)
+	}
+	if n := len(c.model.Requests()); n != 1 {
+		t.Fatalf("%d model requests, want 1", n)
+	}
 }

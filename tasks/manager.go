@@ -13,6 +13,7 @@
 package tasks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,6 +75,9 @@ type Options struct {
 	// Dispatch gets launched and resumed tasks run (nil: in this
 	// process).
 	Dispatch Dispatch
+	// RunnerID is the id to register as (empty: a new one), for a
+	// dispatch that names this process by it too.
+	RunnerID string
 }
 
 // Manager runs background tasks. It is safe for concurrent use.
@@ -130,7 +134,7 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 		bus:      opts.Bus,
 		limits:   limits,
 		fork:     pipeline,
-		runner:   sa.Runner{ID: "runner-" + sa.NewID(), Host: host, PID: os.Getpid()},
+		runner:   sa.Runner{ID: cmp.Or(opts.RunnerID, NewRunnerID()), Host: host, PID: os.Getpid()},
 		slots:    make(chan struct{}, limits.Concurrency),
 		beat:     cmpDuration(opts.Heartbeat, DefaultHeartbeat),
 		stale:    cmpDuration(opts.StaleAfter, DefaultStaleAfter),
@@ -158,6 +162,9 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	go m.followEndings()
 	return m, nil
 }
+
+// NewRunnerID makes a new runner id.
+func NewRunnerID() string { return "runner-" + sa.NewID() }
 
 func cmpDuration(d, def time.Duration) time.Duration {
 	if d > 0 {
