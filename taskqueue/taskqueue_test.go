@@ -132,8 +132,8 @@ func notifications(t *testing.T, st sa.Store, parent, taskID string) int {
 		if m.Kind != sa.KindNotification {
 			continue
 		}
-		for _, p := range m.Parts { // the hidden hint names the task
-			if strings.Contains(p.Text, taskID) {
+		for _, p := range m.Parts { // the hidden hint names the task that ended
+			if strings.Contains(p.Text, "task "+taskID+" (") {
 				n++
 				break
 			}
