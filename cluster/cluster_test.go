@@ -41,7 +41,7 @@ stale_after = "3s"
 )
 
 // buildBinary builds superagents into dir.
-func buildBinary(t *testing.T, dir string) string {
+func buildBinary(t testing.TB, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "superagents")
 	out, err := exec.Command("go", "build", "-o", bin, "github.com/superagents/superagents/cmd/superagents").CombinedOutput()
@@ -62,7 +62,7 @@ type serveNode struct {
 	ends map[string]int
 }
 
-func startNode(t *testing.T, bin, name, workspace string, env []string) *serveNode {
+func startNode(t testing.TB, bin, name, workspace string, env []string) *serveNode {
 	t.Helper()
 	dataDir := filepath.Join(t.TempDir(), "data")
 	n := &serveNode{name: name, log: &bytes.Buffer{}, ends: map[string]int{}}
