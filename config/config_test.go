@@ -267,6 +267,8 @@ func TestLoadErrorsNameFileAndLine(t *testing.T) {
 		{"task concurrency zero", "[tasks]\nconcurrency = 0\n", []string{":2: tasks.concurrency: must be more than 0"}},
 		{"negative spawn depth", "\n[tasks]\nspawn_depth = -1\n", []string{":3: tasks.spawn_depth: must not be negative"}},
 		{"bad task timeout", "[tasks]\ntimeout = \"forever\"\n", []string{":2:", "invalid duration"}},
+		{"stale before a heartbeat", "[tasks]\nheartbeat = \"5s\"\nstale_after = \"5s\"\n", []string{":3: tasks.stale_after: must be longer than tasks.heartbeat"}},
+		{"negative heartbeat", "[tasks]\nheartbeat = \"-1s\"\n", []string{":2:", "must not be negative"}},
 		{"zero max steps", "[limits]\nmax_steps = 0\n", []string{":2: limits.max_steps: must be more than 0"}},
 		{"fork section", "[fork]\ntier1_results = -1\n", []string{":1: fork: ", "tier1_results is -1"}},
 		{"unknown fork key", "[fork]\ntier1_count = 5\n", []string{":2:1: fork.tier1_count: unknown key"}},
