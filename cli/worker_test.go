@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/cli"
 	"github.com/superagents/superagents/config"
@@ -83,5 +85,23 @@ func TestWorkerRunsQueuedTasks(t *testing.T) {
 	}
 	if s := stderr.String(); !strings.Contains(s, "running tasks from postgres://") || !strings.Contains(s, "stopping") {
 		t.Fatalf("worker said %q", s)
+	}
+}
+
+// TestMigrateAppliesTheQueueSchema checks that migrate creates River's
+// tables next to ours.
+func TestMigrateAppliesTheQueueSchema(t *testing.T) {
+	url := pgtest.URL(t)
+	h := newHarness(t)
+	h.ok("", "--database", url, "migrate")
+	// Read without opening a store, which would migrate.
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var version int
+	if err := conn.QueryRow(context.Background(), `SELECT MAX(version) FROM river_migration`).Scan(&version); err != nil || version == 0 {
+		t.Fatalf("River's schema after migrate: version %d, %v", version, err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -64,6 +65,8 @@ type Options struct {
 	// interrupts them.
 	Node  bool
 	Drain time.Duration
+	// Logger receives the job queue's warnings (none when nil).
+	Logger *slog.Logger
 }
 
 // Runtime is the engine, bus and task manager of one process, wired
@@ -102,7 +105,7 @@ func Open(ctx context.Context, opts Options) (rt *Runtime, problems []error, err
 	if pg, ok := opts.Store.(*postgres.Store); ok {
 		topts.RunnerID = tasks.NewRunnerID() // River's client goes by it too
 		queue, err = taskqueue.New(pg, taskqueue.Options{ID: topts.RunnerID, Work: opts.Node, Concurrency: opts.Config.Tasks.Concurrency,
-			RunLimit: runLimit(opts.Config.Tasks), Drain: opts.Drain, Interval: cmp.Or(topts.Heartbeat, tasks.DefaultHeartbeat)})
+			RunLimit: runLimit(opts.Config.Tasks), Drain: opts.Drain, Logger: opts.Logger, Interval: cmp.Or(topts.Heartbeat, tasks.DefaultHeartbeat)})
 		if err != nil {
 			bus.Close()
 			eng.Close()
