@@ -51,12 +51,18 @@ func newCluster(t *testing.T) *cluster {
 // test.
 func (c *cluster) open(t *testing.T, work bool) *node {
 	t.Helper()
+	return c.openWith(t, work, c.cfg)
+}
+
+// openWith is open with a configuration of the node's own.
+func (c *cluster) openWith(t *testing.T, work bool, cfg config.Config) *node {
+	t.Helper()
 	ctx := context.Background()
 	st, err := postgres.Open(ctx, c.url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, problems, err := runtime.Open(ctx, runtime.Options{Store: st, Config: c.cfg, Workspace: c.workspace,
+	rt, problems, err := runtime.Open(ctx, runtime.Options{Store: st, Config: cfg, Workspace: c.workspace,
 		AgentDirs: agents.Dirs{Project: agents.ProjectDir(c.workspace)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")},
 		PollInterval: 50 * time.Millisecond, Node: work, Heartbeat: 200 * time.Millisecond})
 	if err != nil || len(problems) > 0 {
@@ -414,5 +420,56 @@ func TestOrphanedJobRequeued(t *testing.T) {
 	}
 	if n := len(c.model.Requests()); n != 1 {
 		t.Fatalf("%d model requests, want 1", n)
+	}
+}
+
+// TestTaskWaitsForItsTasksOnOtherNodes runs a task on a node with room
+// for one task: the sub-task it launches runs on the other node, and the
+// task, waiting for it, sees it end there, is woken with its
+// notification and finishes.
+func TestTaskWaitsForItsTasksOnOtherNodes(t *testing.T) {
+	c := newCluster(t)
+	c.model.Handle(func(req llmtest.Request) llmtest.Reply {
+		body := string(req.Body)
+		if strings.Contains(body, "child-work") && !strings.Contains(body, "parent-work") {
+			return llmtest.Reply{Text: "child done"}
+		}
+		switch strings.Count(body, `"role":"assistant"`) {
+		case 0:
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{stacktest.ToolCall(tasks.TaskToolName,
+				tasks.TaskInput{Description: "child", Prompt: "child-work", Agent: "general"})}}
+		case 1:
+			return llmtest.Reply{Text: "waiting for the child"}
+		}
+		return llmtest.Reply{Text: "parent done"}
+	})
+	a := c.open(t, false)
+	one := c.cfg
+	one.Tasks.Concurrency = 1
+	b := c.openWith(t, true, one)
+	ctx := context.Background()
+	parent := a.session(t)
+	task := a.launch(t, parent.ID, "parent-work")
+	eventually(t, "the parent task running on b", func() bool {
+		cur, err := a.store.Task(ctx, task.ID)
+		return err == nil && cur.RunnerID == b.rt.Tasks.RunnerID()
+	})
+	// b's one slot is the parent's: the child can only run on d.
+	d := c.open(t, true)
+	out, err := a.rt.Tasks.Output(ctx, task.ID, true, time.Minute)
+	if err != nil || out.TimedOut || out.Task.Status != sa.TaskCompleted || out.Task.Result != "parent done" {
+		t.Fatalf("parent task: %+v, %v", out.Task, err)
+	}
+	children, err := a.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: task.ID})
+	if err != nil || len(children) != 1 || children[0].Status != sa.TaskCompleted {
+		t.Fatalf("the parent task's children: %+v, %v", children, err)
+	}
+	var workedBy string
+	if err := a.store.Pool().QueryRow(ctx, `SELECT attempted_by[1] FROM river_job WHERE args->>'task_id' = $1`,
+		children[0].ID).Scan(&workedBy); err != nil || workedBy != d.rt.Tasks.RunnerID() {
+		t.Fatalf("the child ran on %q (%v), want node d %q", workedBy, err, d.rt.Tasks.RunnerID())
+	}
+	if n := notifications(t, a.store, task.ID, children[0].ID); n != 1 {
+		t.Fatalf("%d notifications of the child in the parent task, want 1", n)
 	}
 }
