@@ -22,6 +22,7 @@ import (
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/postgres"
 	"github.com/superagents/superagents/postgres/pgtest"
+	"github.com/superagents/superagents/tasks"
 )
 
 const token = "cluster-test-token-0123456789"
@@ -148,8 +149,7 @@ func (n *serveNode) follow(ctx context.Context, ready chan<- struct{}) {
 		if json.Unmarshal([]byte(data), &ch) != nil {
 			continue
 		}
-		switch ch.Kind {
-		case sa.ChangeTaskCompleted, sa.ChangeTaskError, sa.ChangeTaskCancelled:
+		if tasks.EndsTask(ch) {
 			n.mu.Lock()
 			n.ends[ch.TaskID]++
 			n.mu.Unlock()
@@ -275,8 +275,7 @@ func TestClusterSurvivesANodesDeath(t *testing.T) {
 			break
 		}
 		for _, c := range changes {
-			switch c.Kind {
-			case sa.ChangeTaskCompleted, sa.ChangeTaskError, sa.ChangeTaskCancelled:
+			if tasks.EndsTask(c) {
 				endings[c.TaskID]++
 			}
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/tasks"
 )
 
 // Waker wakes the agents of the sessions it watches, once per batch of
@@ -40,22 +40,12 @@ func (rt *Runtime) NewWaker(wake func(sessionID string) bool) *Waker {
 			if err != nil {
 				return
 			}
-			if ended(ch) {
+			if tasks.EndsTask(ch) {
 				w.Check(ctx, ch.SessionID)
 			}
 		}
 	}()
 	return w
-}
-
-// ended reports whether a change is a task's ending (the session it names
-// is the task's parent).
-func ended(ch sa.Change) bool {
-	switch ch.Kind {
-	case sa.ChangeTaskCompleted, sa.ChangeTaskError, sa.ChangeTaskCancelled:
-		return true
-	}
-	return false
 }
 
 // Watch makes the waker wake a session's agent from now on.

@@ -148,6 +148,15 @@ func notifications(t *testing.T, st sa.Store, parent, taskID string) int {
 	return n
 }
 
+// notifiedOnce fails the test unless a task left exactly one
+// notification in its parent.
+func notifiedOnce(t *testing.T, st sa.Store, parent, taskID string) {
+	t.Helper()
+	if n := notifications(t, st, parent, taskID); n != 1 {
+		t.Fatalf("task %s left %d notifications in %s, want 1", taskID, n, parent)
+	}
+}
+
 // eventually waits, up to a generous deadline, for cond.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -260,9 +269,7 @@ func TestTasksRunOnAnyNode(t *testing.T) {
 		if err != nil || task.Status != sa.TaskCompleted {
 			t.Fatalf("task %s: %+v, %v", id, task, err)
 		}
-		if n := notifications(t, a.store, parent.ID, id); n != 1 {
-			t.Fatalf("task %s has %d notifications", id, n)
-		}
+		notifiedOnce(t, a.store, parent.ID, id)
 	}
 	if a.rt.Tasks.Active(parent.ID) != 0 {
 		t.Fatal("the launcher ran tasks itself")
@@ -304,9 +311,7 @@ func TestCancelAcrossNodes(t *testing.T) {
 	if err != nil || ended.Status != sa.TaskCancelled {
 		t.Fatalf("task after cancel: %+v, %v", ended, err)
 	}
-	if n := notifications(t, a.store, parent.ID, task.ID); n != 1 {
-		t.Fatalf("%d notifications, want 1", n)
-	}
+	notifiedOnce(t, a.store, parent.ID, task.ID)
 }
 
 // TestEndedBeforeItRan: a task cancelled while its job waited completes
@@ -328,9 +333,7 @@ func TestEndedBeforeItRan(t *testing.T) {
 	if n := len(c.model.Requests()); n != 0 {
 		t.Fatalf("a cancelled task ran: %d model requests", n)
 	}
-	if n := notifications(t, a.store, parent.ID, task.ID); n != 1 {
-		t.Fatalf("%d notifications, want 1", n)
-	}
+	notifiedOnce(t, a.store, parent.ID, task.ID)
 }
 
 // TestDeadNodeRescuedOnce plays a node that died while running a task:
@@ -371,9 +374,7 @@ func TestDeadNodeRescuedOnce(t *testing.T) {
 	if err != nil || ended.Status != sa.TaskError || !strings.Contains(ended.Error, "interrupted") {
 		t.Fatalf("task of the dead node: %+v, %v", ended, err)
 	}
-	if n := notifications(t, a.store, parent.ID, task.ID); n != 1 {
-		t.Fatalf("%d notifications, want 1", n)
-	}
+	notifiedOnce(t, a.store, parent.ID, task.ID)
 	if n := len(c.model.Requests()); n != 0 {
 		t.Fatalf("the dead node's task ran again: %d model requests", n)
 	}
@@ -412,9 +413,7 @@ func TestOrphanedJobRequeued(t *testing.T) {
 	if err != nil || ended.Status != sa.TaskCompleted {
 		t.Fatalf("orphaned task: %+v, %v", ended, err)
 	}
-	if n := notifications(t, a.store, parent.ID, task.ID); n != 1 {
-		t.Fatalf("%d notifications, want 1", n)
-	}
+	notifiedOnce(t, a.store, parent.ID, task.ID)
 	if states, _ := jobs(t, a.store, task.ID); len(states) != 2 || states[0] != "running" {
 		t.Fatalf("jobs of the orphaned task: %v; want the stale one and its replacement", states)
 	}
@@ -469,7 +468,5 @@ func TestTaskWaitsForItsTasksOnOtherNodes(t *testing.T) {
 		children[0].ID).Scan(&workedBy); err != nil || workedBy != d.rt.Tasks.RunnerID() {
 		t.Fatalf("the child ran on %q (%v), want node d %q", workedBy, err, d.rt.Tasks.RunnerID())
 	}
-	if n := notifications(t, a.store, task.ID, children[0].ID); n != 1 {
-		t.Fatalf("%d notifications of the child in the parent task, want 1", n)
-	}
+	notifiedOnce(t, a.store, task.ID, children[0].ID)
 }

@@ -230,16 +230,16 @@ func (m *Manager) WaitIdle(ctx context.Context, parentSessionID string) error {
 		if len(active) == 0 {
 			return nil
 		}
-		_, err = cursor.NextMatching(ctx, func(c sa.Change) bool { return endsTask(c) && c.SessionID == parentSessionID })
+		_, err = cursor.NextMatching(ctx, func(c sa.Change) bool { return EndsTask(c) && c.SessionID == parentSessionID })
 		if err != nil {
 			return err
 		}
 	}
 }
 
-// endsTask reports whether a change ends a task (its session is the
+// EndsTask reports whether a change ends a task (its session is the
 // task's parent).
-func endsTask(c sa.Change) bool {
+func EndsTask(c sa.Change) bool {
 	switch c.Kind {
 	case sa.ChangeTaskCancelled, sa.ChangeTaskError, sa.ChangeTaskCompleted:
 		return true
@@ -343,7 +343,7 @@ func (m *Manager) followEndings() {
 		if ch.TaskID == "" {
 			continue
 		}
-		if !endsTask(ch) {
+		if !EndsTask(ch) {
 			continue
 		}
 		m.mu.Lock()
