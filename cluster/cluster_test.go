@@ -359,3 +359,83 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestCancelReachesTheRunningProcess cancels a task through the HTTP API
+// of the node that does not run it: the running process, woken through
+// the database, cuts its model stream, and the task ends cancelled once.
+func TestCancelReachesTheRunningProcess(t *testing.T) {
+	url := pgtest.URL(t)
+	if testing.Short() {
+		t.Skip("builds the binary and runs two servers")
+	}
+	ctx := context.Background()
+	bin := buildBinary(t, t.TempDir())
+	model := llmtest.NewAnthropic(t)
+	model.Handle(func(llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: "never finished", Fault: llmtest.Stall, FaultAfter: 1}
+	})
+	workspace, home := t.TempDir(), t.TempDir()
+	env := []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
+		"SUPERAGENTS_DATABASE_URL=" + url, "SUPERAGENTS_TOKEN=" + token,
+		"ANTHROPIC_API_KEY=test-key", "ANTHROPIC_BASE_URL=" + model.BaseURL(), "SUPERAGENTS_MODEL=anthropic/claude-test",
+	}
+	nodes := []*serveNode{startNode(t, bin, "node1", workspace, env), startNode(t, bin, "node2", workspace, env)}
+	st, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var parent struct{ ID string }
+	if err := nodes[0].do(ctx, http.MethodPost, "/v1/sessions", map[string]any{"agent": "general"}, &parent); err != nil {
+		t.Fatal(err)
+	}
+	var task sa.Task
+	if err := nodes[0].do(ctx, http.MethodPost, "/v1/tasks", map[string]any{"session_id": parent.ID,
+		"description": "stall", "prompt": "wait", "agent": "general"}, &task); err != nil {
+		t.Fatal(err)
+	}
+	var running sa.Task
+	waitFor(t, "the task to run", func() bool {
+		running, err = st.Task(ctx, task.ID)
+		return err == nil && running.Status == sa.TaskRunning && len(model.Requests()) > 0
+	})
+	// Cancel through the node whose process does not run it.
+	other := nodes[0]
+	runners, err := st.Runners(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runners {
+		if r.ID == running.RunnerID && r.PID == nodes[0].cmd.Process.Pid {
+			other = nodes[1]
+		}
+	}
+	start := time.Now()
+	if err := other.do(ctx, http.MethodPost, "/v1/tasks/"+task.ID+"/cancel", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := model.WaitDisconnect(wait); err != nil {
+		t.Fatalf("the running process did not cut its model stream: %v", err)
+	}
+	t.Logf("cancelled through %s; the other process cut its model stream %s later", other.name, time.Since(start).Round(time.Microsecond))
+	ended, err := st.Task(ctx, task.ID)
+	if err != nil || ended.Status != sa.TaskCancelled {
+		t.Fatalf("task after cancel: %+v, %v", ended, err)
+	}
+	history, err := st.History(ctx, parent.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := 0
+	for _, m := range history {
+		if m.Kind == sa.KindNotification && strings.Contains(m.Parts[len(m.Parts)-1].Text, "task "+task.ID+" (") {
+			notes++
+		}
+	}
+	if notes != 1 {
+		t.Fatalf("%d notifications, want 1", notes)
+	}
+}
