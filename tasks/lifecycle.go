@@ -42,8 +42,10 @@ type LaunchRequest struct {
 	BatchID string
 }
 
-// Launch creates a task and starts it. It returns at once; the task runs
-// in the background (queued first when the concurrency limit is reached).
+// Launch creates a task and has it run, through the manager's dispatch:
+// here, or by whichever node takes it from a shared job queue. It returns
+// at once; the task runs in the background (queued first when the
+// concurrency limit is reached).
 func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error) {
 	if strings.TrimSpace(req.Prompt) == "" {
 		return sa.Task{}, fmt.Errorf("%w: prompt is required: say what the task should do", sa.ErrInvalid)

@@ -7,9 +7,11 @@
 // are written there, every ending goes through Store.FinishTask (so the
 // first ending wins and writes the one notification), and other processes
 // learn of changes from the store's change log. A Manager runs the tasks
-// it launches or resumes; it registers as a runner and keeps itself marked
-// alive, so that after a crash the tasks of a runner that is gone are
-// ended as interrupted instead of being left running.
+// it launches or resumes, or, with a Dispatch to a job queue shared by
+// several nodes, those the queue hands it (Work); it registers as a
+// runner and keeps itself marked alive, so that after a crash the tasks of
+// a runner that is gone are ended as interrupted instead of being left
+// running.
 package tasks
 
 import (
