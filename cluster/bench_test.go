@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -111,13 +112,24 @@ func waitEnded(b *testing.B, n *serveNode, parent string, want int) {
 	}
 }
 
-// BenchmarkDeathToEnds kills a node that runs tasks (SIGKILL) and
-// measures how long until the other node has ended them all, with the
-// default heartbeat settings (the nodes run on one machine, so the dead
-// node's process is seen to be gone at the first reconcile after its
-// death). The tasks' model streams stall, so they are running when the
-// node dies. Each iteration starts two nodes afresh.
+// BenchmarkDeathToEnds stops a node that runs tasks and measures how
+// long until the other node has ended them all (as interrupted, one
+// notification each), with the default heartbeat settings. kill is
+// SIGKILL: the nodes share one machine, so the survivor sees at its next
+// reconcile that the process is gone. stop is SIGSTOP: the process still
+// exists, so the survivor has only the heartbeat's age to go by, as a
+// node on another machine has. The tasks' model streams stall, so they
+// are running when the node dies. Each iteration starts two nodes afresh.
 func BenchmarkDeathToEnds(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		sig  syscall.Signal
+	}{{"kill", syscall.SIGKILL}, {"stop", syscall.SIGSTOP}} {
+		b.Run(bc.name, func(b *testing.B) { benchDeath(b, bc.sig) })
+	}
+}
+
+func benchDeath(b *testing.B, sig syscall.Signal) {
 	url := pgtest.URL(b)
 	bin := buildBinary(b, b.TempDir())
 	model := llmtest.NewAnthropic(b)
@@ -158,11 +170,10 @@ func BenchmarkDeathToEnds(b *testing.B) {
 			}
 		}
 		b.StartTimer()
-		killed := time.Now()
-		if err := victim.cmd.Process.Kill(); err != nil {
+		died := time.Now()
+		if err := victim.cmd.Process.Signal(sig); err != nil {
 			b.Fatal(err)
 		}
-		_ = victim.cmd.Wait()
 		for {
 			n, err := st.CountTasks(ctx, sa.TaskFilter{RunnerID: victimRunner, Active: true, IncludeCleared: true})
 			if err != nil {
@@ -173,12 +184,14 @@ func BenchmarkDeathToEnds(b *testing.B) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		took := time.Since(killed)
+		took := time.Since(died)
 		b.StopTimer()
 		total += took
-		b.Logf("%d tasks of the killed node ended %s after its death", running, took.Round(time.Millisecond))
-		_ = survivor.cmd.Process.Kill()
-		_ = survivor.cmd.Wait()
+		b.Logf("%d tasks of the dead node ended %s after its death", running, took.Round(time.Millisecond))
+		for _, n := range []*serveNode{victim, survivor} {
+			_ = n.cmd.Process.Kill()
+			_ = n.cmd.Wait()
+		}
 	}
 	b.ReportMetric(total.Seconds()/float64(b.N), "s/death")
 }

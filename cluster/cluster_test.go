@@ -29,7 +29,7 @@ const token = "cluster-test-token-0123456789"
 
 // Settings of the test: the tasks, and the heartbeats that bound how
 // long a dead node's tasks stay running (stale after 3 s, looked at
-// every 2 s).
+// every second).
 const (
 	totalTasks  = 300
 	nodeCount   = 3

@@ -53,13 +53,13 @@ var (
 	interruptedMsg = "interrupted by restart: the process running it stopped before it finished"
 )
 
-// Defaults of the runner's liveness checks: a runner that stops beating
-// is found dead, and its tasks ended, within StaleAfter plus the time
-// between two reconciles (reconcileBeats heartbeats): 30 s by default.
+// Defaults of the runner's liveness checks. Every heartbeat also
+// reconciles, so a runner that stops beating is found dead, and its
+// tasks ended, within StaleAfter plus one heartbeat: 25 s by default
+// (one heartbeat when its process is seen to be gone).
 const (
 	DefaultHeartbeat  = 5 * time.Second
 	DefaultStaleAfter = 20 * time.Second
-	reconcileBeats    = 2
 	// cancelWait bounds how long Cancel waits for a run to stop.
 	cancelWait = 30 * time.Second
 )
@@ -305,13 +305,14 @@ func (m *Manager) untrack(r *run) {
 	m.wg.Done()
 }
 
-// heartbeat keeps the runner marked alive and, now and then, ends the
-// tasks of runners that died while this one runs.
+// heartbeat keeps the runner marked alive and, at each beat, ends the
+// tasks of runners that died while this one runs (a reconcile is two
+// reads when nobody died).
 func (m *Manager) heartbeat() {
 	defer m.done.Done()
 	tick := time.NewTicker(m.beat)
 	defer tick.Stop()
-	for beats := 1; ; beats++ {
+	for {
 		select {
 		case <-m.stop:
 			return
@@ -323,9 +324,7 @@ func (m *Manager) heartbeat() {
 			// again; our tasks were ended and our runs told so.
 			_ = m.store.RegisterRunner(ctx, m.runner)
 		}
-		if beats%reconcileBeats == 0 {
-			_, _ = m.Reconcile(ctx)
-		}
+		_, _ = m.Reconcile(ctx)
 	}
 }
 
