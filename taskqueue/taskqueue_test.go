@@ -57,6 +57,13 @@ func (c *cluster) open(t *testing.T, work bool) *node {
 // openWith is open with a configuration of the node's own.
 func (c *cluster) openWith(t *testing.T, work bool, cfg config.Config) *node {
 	t.Helper()
+	return c.openDraining(t, work, cfg, 0)
+}
+
+// openDraining is openWith for a node that, closing, lets its running
+// tasks finish for up to drain.
+func (c *cluster) openDraining(t *testing.T, work bool, cfg config.Config, drain time.Duration) *node {
+	t.Helper()
 	ctx := context.Background()
 	st, err := postgres.Open(ctx, c.url)
 	if err != nil {
@@ -64,7 +71,7 @@ func (c *cluster) openWith(t *testing.T, work bool, cfg config.Config) *node {
 	}
 	rt, problems, err := runtime.Open(ctx, runtime.Options{Store: st, Config: cfg, Workspace: c.workspace,
 		AgentDirs: agents.Dirs{Project: agents.ProjectDir(c.workspace)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")},
-		PollInterval: 50 * time.Millisecond, Node: work, Heartbeat: 200 * time.Millisecond})
+		PollInterval: 50 * time.Millisecond, Node: work, Heartbeat: 200 * time.Millisecond, Drain: drain})
 	if err != nil || len(problems) > 0 {
 		st.Close()
 		t.Fatalf("runtime: %v %v", err, problems)
@@ -469,4 +476,45 @@ func TestTaskWaitsForItsTasksOnOtherNodes(t *testing.T) {
 		t.Fatalf("the child ran on %q (%v), want node d %q", workedBy, err, d.rt.Tasks.RunnerID())
 	}
 	notifiedOnce(t, a.store, task.ID, children[0].ID)
+}
+
+// TestNodeDrains closes nodes that run tasks: one whose task finishes
+// within its drain time lets it complete; one whose task does not
+// interrupts it, with its one notification. Either way the jobs complete.
+func TestNodeDrains(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		reply llmtest.Reply
+		drain time.Duration
+		want  sa.TaskStatus
+	}{
+		{"finishes", llmtest.Reply{Text: "made it", HeaderDelay: 300 * time.Millisecond}, time.Minute, sa.TaskCompleted},
+		{"interrupted", llmtest.Reply{Text: "never", Fault: llmtest.Stall}, 100 * time.Millisecond, sa.TaskError},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCluster(t)
+			c.model.Handle(func(llmtest.Request) llmtest.Reply { return tt.reply })
+			a := c.open(t, false)
+			b := c.openDraining(t, true, c.cfg, tt.drain)
+			ctx := context.Background()
+			parent := a.session(t)
+			task := a.launch(t, parent.ID, "drain")
+			eventually(t, "the task running", func() bool {
+				cur, err := a.store.Task(ctx, task.ID)
+				return err == nil && cur.Status == sa.TaskRunning && len(c.model.Requests()) > 0
+			})
+			b.close(t)
+			ended, err := a.store.Task(ctx, task.ID)
+			if err != nil || ended.Status != tt.want {
+				t.Fatalf("task after its node closed: %+v, %v", ended, err)
+			}
+			if tt.want == sa.TaskError && !strings.Contains(ended.Error, "interrupted") {
+				t.Fatalf("interrupted task's error: %q", ended.Error)
+			}
+			notifiedOnce(t, a.store, parent.ID, task.ID)
+			if states, _ := jobs(t, a.store, task.ID); len(states) != 1 || states[0] != "completed" {
+				t.Fatalf("the task's job after its node closed: %v", states)
+			}
+		})
+	}
 }
