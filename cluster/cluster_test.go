@@ -232,7 +232,8 @@ func TestClusterSurvivesANodesDeath(t *testing.T) {
 	for i := range totalTasks / 2 {
 		ids = append(ids, launch(i))
 	}
-	// Kill the victim while it runs tasks of its own.
+	// Kill the victim while it runs tasks of its own (launching more
+	// through it, on a machine too slow to have any running yet).
 	victimRunner := ""
 	waitFor(t, "the victim to run a task", func() bool {
 		runners, err := st.Runners(ctx)
@@ -245,14 +246,20 @@ func TestClusterSurvivesANodesDeath(t *testing.T) {
 			}
 		}
 		running, err := st.ListTasks(ctx, sa.TaskFilter{RunnerID: victimRunner, Active: true, IncludeCleared: true})
-		return err == nil && victimRunner != "" && len(running) > 0
+		if err == nil && victimRunner != "" && len(running) > 0 {
+			return true
+		}
+		if len(ids) < totalTasks {
+			ids = append(ids, launch(nodeCount*len(ids)+nodeCount-1))
+		}
+		return false
 	})
 	if err := victim.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	killed := time.Now()
 	_ = victim.cmd.Wait()
-	for i := totalTasks / 2; i < totalTasks; i++ {
+	for i := len(ids); i < totalTasks; i++ {
 		ids = append(ids, launch(i))
 	}
 
