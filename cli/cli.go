@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -118,6 +119,10 @@ type app struct {
 	heldNotice string
 	// trustProject lets the project's MCP servers run (--trust-project).
 	trustProject bool
+	// node makes the runtime work the job queue's tasks (serve, worker);
+	// drain is how long its running tasks may finish when it stops.
+	node  bool
+	drain time.Duration
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -172,6 +177,7 @@ Without a command, superagents opens a chat (see 'superagents chat --help').`,
 		a.serveCommand(),
 		a.versionCommand(),
 		a.migrateCommand(),
+		a.workerCommand(),
 	)
 	return root
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -120,13 +121,14 @@ func (a *app) open(ctx context.Context, model string, agents bool) (*runtime.Run
 	}
 	rt, problems, err := runtime.Open(ctx, runtime.Options{
 		Store: st, Config: cfg, Workspace: ws, AgentDirs: a.agentDirs(ws), BashEnv: a.env.Environ,
+		Node: a.node, Drain: a.drain, Logger: a.queueLogger(),
 	})
 	if err != nil {
 		return nil, err
 	}
 	a.rt = rt
 	a.closers = append(a.closers, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), a.drain+30*time.Second)
 		defer cancel()
 		a.rt = nil
 		return rt.Close(ctx)
@@ -169,4 +171,13 @@ func (a *app) noticeOnce(notice string) {
 		fmt.Fprintln(a.env.Stderr, notice)
 	}
 	_ = os.WriteFile(marker, []byte(notice+"\n"), 0o600)
+}
+
+// queueLogger is where a node's job queue reports its troubles (a job that
+// could not be claimed, a lost connection): standard error, warnings only.
+func (a *app) queueLogger() *slog.Logger {
+	if !a.node {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }

@@ -96,6 +96,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 			return err
 		}
 	}
+	a.node = true // on PostgreSQL, serve works the cluster's tasks too
 	return ways.Serve(ctx, ServeRequest{
 		Process: proc, Addr: f.addr, AllowOrigin: f.allowOrigin, Token: token, Model: f.model,
 		AllowHosts: f.allowHosts, PrintToken: f.printToken, RateLimit: f.rateLimit,

@@ -163,6 +163,11 @@ type Tasks struct {
 	// superagents_task call may ask for less, never more.
 	MaxCost   float64 `toml:"max_cost"`
 	MaxTokens int64   `toml:"max_tokens"`
+	// Heartbeat is how often a process that runs tasks marks itself
+	// alive; StaleAfter is how old its mark may be before the others take
+	// it for dead and end its tasks (0: the task manager's defaults).
+	Heartbeat  Duration `toml:"heartbeat"`
+	StaleAfter Duration `toml:"stale_after"`
 }
 
 // Task limit defaults.
@@ -413,6 +418,11 @@ func (c Config) Validate() error {
 		if p.value <= 0 {
 			errs = append(errs, &Error{Key: p.key, Msg: "must be more than 0"})
 		}
+	}
+	if c.Tasks.Heartbeat.Duration < 0 || c.Tasks.StaleAfter.Duration < 0 {
+		errs = append(errs, &Error{Key: "tasks.heartbeat", Msg: "tasks.heartbeat and tasks.stale_after must not be negative (0: the defaults)"})
+	} else if hb, st := c.Tasks.Heartbeat.Duration, c.Tasks.StaleAfter.Duration; hb > 0 && st > 0 && st <= hb {
+		errs = append(errs, &Error{Key: "tasks.stale_after", Msg: "must be longer than tasks.heartbeat"})
 	}
 	if c.Tasks.SpawnDepth < 0 {
 		errs = append(errs, &Error{Key: "tasks.spawn_depth", Msg: "must not be negative (0: no background tasks)"})

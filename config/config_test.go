@@ -270,6 +270,8 @@ func TestLoadErrorsNameFileAndLine(t *testing.T) {
 		{"negative max cost", "[tasks]\nmax_cost = -0.5\n", []string{":2: tasks.max_cost: must be a number of dollars"}},
 		{"negative max tokens", "[tasks]\nmax_tokens = -1\n", []string{":2: tasks.max_tokens: must not be negative"}},
 		{"text max cost", "[tasks]\nmax_cost = \"lots\"\n", []string{":2:", "tasks.max_cost", "cannot decode TOML string"}},
+		{"stale before a heartbeat", "[tasks]\nheartbeat = \"5s\"\nstale_after = \"5s\"\n", []string{":3: tasks.stale_after: must be longer than tasks.heartbeat"}},
+		{"negative heartbeat", "[tasks]\nheartbeat = \"-1s\"\n", []string{":2:", "must not be negative"}},
 		{"zero max steps", "[limits]\nmax_steps = 0\n", []string{":2: limits.max_steps: must be more than 0"}},
 		{"fork section", "[fork]\ntier1_results = -1\n", []string{":1: fork: ", "tier1_results is -1"}},
 		{"unknown fork key", "[fork]\ntier1_count = 5\n", []string{":2:1: fork.tier1_count: unknown key"}},

@@ -144,7 +144,7 @@ func lockKey(purpose, schema string) int64 {
 	return int64(h.Sum64())
 }
 
-// migrate applies the embedded migrations while holding a session-level
+// migrate applies the embedded migrations, then River's, while holding a session-level
 // advisory lock: a node that starts meanwhile waits, then finds nothing
 // left to do. A schema that is up to date already costs one query.
 func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
@@ -160,7 +160,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 	// Fails when the table is missing: then there is work to do.
 	err = pool.QueryRow(ctx, `SELECT COALESCE(MAX(version_id), 0) FROM `+migrationTable+` WHERE is_applied`).Scan(&current)
 	if err == nil && current >= latest {
-		return nil
+		if pending, err := riverPending(ctx, pool, schema); err != nil || !pending {
+			return err
+		}
 	}
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
@@ -190,7 +192,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate schema: %w", err)
 	}
-	return nil
+	return migrateRiver(ctx, pool, schema)
 }
 
 // latestVersion is the highest version among the migration files

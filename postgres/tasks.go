@@ -44,6 +44,10 @@ func scanTask(r pgx.Row) (sa.Task, error) {
 // CreateTask creates a task and its child session (forked from the parent
 // or fresh) with the session's first messages, in one transaction.
 func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) {
+	return s.createTask(ctx, nt, nil)
+}
+
+func (s *Store) createTask(ctx context.Context, nt sa.NewTask, hook TaskHook) (sa.Task, error) {
 	t := nt.Task
 	if t.Status == "" {
 		t.Status = sa.TaskQueued
@@ -89,7 +93,10 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 			t.StartedAt = tx.now
 		}
 		t = storekit.NormalizeTask(t)
-		return insertTask(ctx, tx, t)
+		if err := insertTask(ctx, tx, t); err != nil {
+			return err
+		}
+		return runHook(ctx, tx, hook, t)
 	})
 	if err != nil {
 		return sa.Task{}, fmt.Errorf("create task: %w", err)
@@ -278,16 +285,7 @@ func (s *Store) ResolveBatch(ctx context.Context, ref string) (string, error) {
 
 // UpdateTask applies change to a task inside one write transaction.
 func (s *Store) UpdateTask(ctx context.Context, id string, change func(*sa.Task) error) (sa.Task, error) {
-	var updated sa.Task
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		var err error
-		updated, err = updateTask(ctx, tx, id, change)
-		return err
-	})
-	if err != nil {
-		return sa.Task{}, fmt.Errorf("update task %s: %w", id, err)
-	}
-	return updated, nil
+	return s.UpdateTaskTx(ctx, id, change, nil)
 }
 
 // FinishTask ends a task and stores its notification in the parent

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -27,6 +28,8 @@ import (
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/events"
+	"github.com/superagents/superagents/postgres"
+	"github.com/superagents/superagents/taskqueue"
 	"github.com/superagents/superagents/tasks"
 )
 
@@ -55,6 +58,15 @@ type Options struct {
 	// Heartbeat and StaleAfter tune the runner's liveness (tasks
 	// defaults when 0).
 	Heartbeat, StaleAfter time.Duration
+	// Node makes the process a node of a cluster on PostgreSQL: it works
+	// the job queue's tasks, up to tasks.concurrency at once. Other
+	// processes on PostgreSQL only queue the tasks they launch. On Close
+	// a node lets its running tasks finish for up to Drain, then
+	// interrupts them.
+	Node  bool
+	Drain time.Duration
+	// Logger receives the job queue's warnings (none when nil).
+	Logger *slog.Logger
 }
 
 // Runtime is the engine, bus and task manager of one process, wired
@@ -64,6 +76,7 @@ type Runtime struct {
 	Engine *engine.Engine
 	Bus    *events.Bus
 	Tasks  *tasks.Manager
+	queue  *taskqueue.Queue // nil: tasks run in this process
 }
 
 // Open wires a runtime on a store: the engine (whose agents get the task
@@ -84,22 +97,54 @@ func Open(ctx context.Context, opts Options) (rt *Runtime, problems []error, err
 		eng.Close()
 		return nil, nil, err
 	}
-	mgr, err := tasks.New(ctx, tasks.Options{Store: opts.Store, Engine: eng, Bus: bus, Limits: opts.Config.Tasks, Fork: opts.Config.Fork,
-		Heartbeat: opts.Heartbeat, StaleAfter: opts.StaleAfter})
+	topts := tasks.Options{Store: opts.Store, Engine: eng, Bus: bus, Limits: opts.Config.Tasks, Fork: opts.Config.Fork,
+		Heartbeat: cmp.Or(opts.Heartbeat, opts.Config.Tasks.Heartbeat.Duration), StaleAfter: cmp.Or(opts.StaleAfter, opts.Config.Tasks.StaleAfter.Duration)}
+	// On PostgreSQL, tasks go through the job queue, so that any node
+	// runs them; a store one process owns runs them in that process.
+	var queue *taskqueue.Queue
+	if pg, ok := opts.Store.(*postgres.Store); ok {
+		topts.RunnerID = tasks.NewRunnerID() // River's client goes by it too
+		queue, err = taskqueue.New(pg, taskqueue.Options{ID: topts.RunnerID, Work: opts.Node, Concurrency: opts.Config.Tasks.Concurrency,
+			RunLimit: runLimit(opts.Config.Tasks), Drain: opts.Drain, Logger: opts.Logger, Interval: cmp.Or(topts.Heartbeat, tasks.DefaultHeartbeat)})
+		if err != nil {
+			bus.Close()
+			eng.Close()
+			return nil, nil, err
+		}
+		topts.Dispatch = queue
+	}
+	mgr, err := tasks.New(ctx, topts)
 	if err != nil {
 		bus.Close()
 		eng.Close()
 		return nil, nil, err
 	}
 	eng.TaskTools = mgr.ToolsFor
-	return &Runtime{Store: opts.Store, Engine: eng, Bus: bus, Tasks: mgr}, problems, nil
+	rt = &Runtime{Store: opts.Store, Engine: eng, Bus: bus, Tasks: mgr, queue: queue}
+	if queue != nil {
+		if err := queue.Start(ctx, mgr); err != nil {
+			return nil, nil, errors.Join(err, rt.Close(context.WithoutCancel(ctx)))
+		}
+	}
+	return rt, problems, nil
+}
+
+// runLimit is the longest a task's run may take, as the job queue needs
+// to know to tell a dead node's job from a long one: its timeout, then
+// time for its ending.
+func runLimit(limits config.Tasks) time.Duration {
+	return cmp.Or(limits.Timeout.Duration, config.DefaultTaskTimeout) + time.Minute
 }
 
 // Close stops the task manager (running tasks end as interrupted, their
 // leases are given back), then the bus and the engine, waiting for the
 // runs until ctx is done.
 func (rt *Runtime) Close(ctx context.Context) error {
-	err := rt.Tasks.Close(ctx)
+	var qerr error
+	if rt.queue != nil {
+		qerr = rt.queue.Stop(ctx) // no new jobs; the running ones drain
+	}
+	err := errors.Join(qerr, rt.Tasks.Close(ctx))
 	rt.Bus.Close()
 	return errors.Join(err, rt.Engine.Close())
 }

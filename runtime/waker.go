@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/tasks"
 )
 
 // Waker wakes the agents of the sessions it watches, once per batch of
@@ -41,7 +41,7 @@ func (rt *Runtime) NewWaker(wake func(sessionID string) bool) *Waker {
 			if err != nil {
 				return
 			}
-			if ended(ch) {
+			if tasks.EndsTask(ch) {
 				w.Check(ctx, ch.SessionID)
 			}
 		}
@@ -61,16 +61,6 @@ func (rt *Runtime) NewCheckedWaker(wake func(sessionID string) bool) *Waker {
 
 func (rt *Runtime) newWaker(wake func(sessionID string) bool) *Waker {
 	return &Waker{rt: rt, wake: wake, watched: map[string]bool{}, woke: map[string]int64{}, stop: func() {}, done: make(chan struct{})}
-}
-
-// ended reports whether a change is a task's ending (the session it names
-// is the task's parent).
-func ended(ch sa.Change) bool {
-	switch ch.Kind {
-	case sa.ChangeTaskCompleted, sa.ChangeTaskError, sa.ChangeTaskCancelled:
-		return true
-	}
-	return false
 }
 
 // Watch makes the waker wake a session's agent from now on.

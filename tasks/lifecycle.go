@@ -44,8 +44,10 @@ type LaunchRequest struct {
 	Budget sa.Budget
 }
 
-// Launch creates a task and starts it. It returns at once; the task runs
-// in the background (queued first when the concurrency limit is reached).
+// Launch creates a task and has it run, through the manager's dispatch:
+// here, or by whichever node takes it from a shared job queue. It returns
+// at once; the task runs in the background (queued first when the
+// concurrency limit is reached).
 func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error) {
 	if strings.TrimSpace(req.Prompt) == "" {
 		return sa.Task{}, fmt.Errorf("%w: prompt is required: say what the task should do", sa.ErrInvalid)
@@ -94,40 +96,22 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 	if err != nil {
 		return sa.Task{}, err
 	}
-	// Take a free slot now, so that a task under the concurrency limit is
-	// running from the start; otherwise it waits, queued.
-	status, slot := sa.TaskQueued, m.takeSlot()
-	if slot {
-		status = sa.TaskRunning
-	}
-	t, err := m.store.CreateTask(ctx, sa.NewTask{
+	return m.dispatch.Launch(ctx, sa.NewTask{
 		Task: sa.Task{
 			ParentSessionID: parent.ID,
 			ParentAgent:     parent.Agent,
 			Description:     strings.TrimSpace(req.Description),
 			Prompt:          req.Prompt,
 			Agent:           profile.Name,
-			Status:          status,
+			Status:          sa.TaskQueued,
 			BatchID:         cmp.Or(req.BatchID, sa.NewID()),
 			Timeout:         sa.Seconds(timeout),
 			Budget:          budget,
-			RunnerID:        m.runner.ID,
+			RunnerID:        QueueRunner,
 		},
 		Fork:    req.Fork,
 		Session: sa.NewSession{Agent: profile.Name, Model: model, Title: strings.TrimSpace(req.Description), Origin: sa.OriginTask, Messages: first},
 	})
-	if err != nil {
-		if slot {
-			<-m.slots
-		}
-		return sa.Task{}, err
-	}
-	if err := m.start(t, nil, false, slot); err != nil {
-		// Shutting down between create and start: end it at once.
-		_, _ = m.finish(context.WithoutCancel(ctx), t.ID, sa.TaskError, "", errShutdown.Error(), nil)
-		return sa.Task{}, err
-	}
-	return t, nil
 }
 
 // forkContext builds a forked task's first messages: a clear, so that its
@@ -174,7 +158,7 @@ func (m *Manager) resume(ctx context.Context, ref, prompt, agent string) (sa.Tas
 	} else if err != nil {
 		return sa.Task{}, err
 	}
-	resumed, err := m.store.UpdateTask(ctx, t.ID, func(tk *sa.Task) error {
+	resumed, err := m.dispatch.Resume(ctx, t.ID, func(tk *sa.Task) error {
 		if tk.ClearedAt != nil {
 			// Nobody would hear from it: its parent let it go.
 			return fmt.Errorf("%w: task %s was cleared (superagents_clear) or its parent session was deleted, so it cannot be resumed; start a new superagents_task instead", ErrExpired, sa.ShortID(tk.ID))
@@ -189,15 +173,11 @@ func (m *Manager) resume(ctx context.Context, ref, prompt, agent string) (sa.Tas
 		tk.Status, tk.ResumeCount, tk.StartedAt = sa.TaskResumed, tk.ResumeCount+1, now
 		// The earlier answer (Result) stays until this run gives another.
 		tk.CompletedAt, tk.ResultRetrievedAt, tk.Error = nil, nil, ""
-		tk.RunnerID = m.runner.ID
+		tk.RunnerID = QueueRunner
 		return nil
-	})
+	}, prompt)
 	if err != nil {
 		return sa.Task{}, unwrapRefusal(err)
-	}
-	if err := m.start(resumed, []sa.Message{engine.UserMessage(prompt)}, true, m.takeSlot()); err != nil {
-		_, _ = m.finish(context.WithoutCancel(ctx), resumed.ID, sa.TaskError, "", errShutdown.Error(), nil)
-		return sa.Task{}, err
 	}
 	return resumed, nil
 }
@@ -486,7 +466,7 @@ func (m *Manager) takeSlot() bool {
 
 // start begins a run in the background; slot says whether the caller
 // took its run slot already.
-func (m *Manager) start(t sa.Task, input []sa.Message, resume, slot bool) error {
+func (m *Manager) start(t sa.Task, input []sa.Message, resume, slot bool) (*run, error) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &run{task: t, input: input, resume: resume, slot: slot, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		progress: t.Progress, activity: time.Now()}
@@ -495,10 +475,10 @@ func (m *Manager) start(t sa.Task, input []sa.Message, resume, slot bool) error 
 		if slot {
 			<-m.slots
 		}
-		return err
+		return nil, err
 	}
 	go m.execute(r)
-	return nil
+	return r, nil
 }
 
 // execute runs a task: it waits for a slot, runs the agent, waits for the

@@ -662,6 +662,42 @@ func TestRestartReconcilesRunningTasks(t *testing.T) {
 	if n, err := h.mgr.Reconcile(context.Background()); err != nil || n != 0 || status(t, h, kept.ID) != sa.TaskRunning {
 		t.Fatalf("reconcile ended %d tasks (%v): a live runner's task must stay running", n, err)
 	}
+
+	// So are tasks that wait in a job queue for a node to take them: no
+	// process holds them yet.
+	for _, st := range []sa.TaskStatus{sa.TaskQueued, sa.TaskResumed} {
+		waiting, err := h.store.CreateTask(context.Background(), sa.NewTask{
+			Task:    sa.Task{ParentSessionID: parent.ID, Description: "waiting", Prompt: "p", Agent: "general", Status: sa.TaskQueued, RunnerID: tasks.QueueRunner},
+			Session: sa.NewSession{Messages: []sa.Message{user("p")}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st == sa.TaskResumed {
+			_, err = h.store.UpdateTask(context.Background(), waiting.ID, func(tk *sa.Task) error {
+				tk.Status = sa.TaskRunning
+				return nil
+			})
+			if err == nil {
+				_, _, err = h.store.FinishTask(context.Background(), waiting.ID, func(tk *sa.Task) error {
+					tk.Status = sa.TaskCompleted
+					return nil
+				}, func(sa.Task, []sa.Task) sa.Message { return user("done") })
+			}
+			if err == nil {
+				_, err = h.store.UpdateTask(context.Background(), waiting.ID, func(tk *sa.Task) error {
+					tk.Status, tk.RunnerID, tk.ResumeCount = sa.TaskResumed, tasks.QueueRunner, 1
+					return nil
+				})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := tasks.Reconcile(context.Background(), h.store); err != nil || n != 0 || status(t, h, waiting.ID) != st {
+			t.Fatalf("reconcile ended %d tasks (%v): a task %s in the queue must stay so", n, err, st)
+		}
+	}
 }
 
 func TestReconcileFromOutsideAManagerSeesAZombieRunner(t *testing.T) {

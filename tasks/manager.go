@@ -7,12 +7,15 @@
 // are written there, every ending goes through Store.FinishTask (so the
 // first ending wins and writes the one notification), and other processes
 // learn of changes from the store's change log. A Manager runs the tasks
-// it launches or resumes; it registers as a runner and keeps itself marked
-// alive, so that after a crash the tasks of a runner that is gone are
-// ended as interrupted instead of being left running.
+// it launches or resumes, or, with a Dispatch to a job queue shared by
+// several nodes, those the queue hands it (Work); it registers as a
+// runner and keeps itself marked alive, so that after a crash the tasks of
+// a runner that is gone are ended as interrupted instead of being left
+// running.
 package tasks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,10 +53,13 @@ var (
 	interruptedMsg = "interrupted by restart: the process running it stopped before it finished"
 )
 
-// Defaults of the runner's liveness checks.
+// Defaults of the runner's liveness checks. Every heartbeat also
+// reconciles, so a runner that stops beating is found dead, and its
+// tasks ended, within StaleAfter plus one heartbeat: 25 s by default
+// (one heartbeat when its process is seen to be gone).
 const (
 	DefaultHeartbeat  = 5 * time.Second
-	DefaultStaleAfter = 30 * time.Second
+	DefaultStaleAfter = 20 * time.Second
 	// cancelWait bounds how long Cancel waits for a run to stop.
 	cancelWait = 30 * time.Second
 )
@@ -68,6 +74,12 @@ type Options struct {
 	// Heartbeat is how often the runner marks itself alive; a runner not
 	// seen for StaleAfter is taken for dead.
 	Heartbeat, StaleAfter time.Duration
+	// Dispatch gets launched and resumed tasks run (nil: in this
+	// process).
+	Dispatch Dispatch
+	// RunnerID is the id to register as (empty: a new one), for a
+	// dispatch that names this process by it too.
+	RunnerID string
 }
 
 // Manager runs background tasks. It is safe for concurrent use.
@@ -82,6 +94,8 @@ type Manager struct {
 	beat   time.Duration
 	stale  time.Duration
 	defs   toolDefs
+	// dispatch gets launched and resumed tasks run.
+	dispatch Dispatch
 
 	// launchLocks serialise the launches of one parent (by hash), so that
 	// two at once do not both start a batch.
@@ -124,7 +138,7 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 		bus:      opts.Bus,
 		limits:   limits,
 		fork:     pipeline,
-		runner:   sa.Runner{ID: "runner-" + sa.NewID(), Host: host, PID: os.Getpid()},
+		runner:   sa.Runner{ID: cmp.Or(opts.RunnerID, NewRunnerID()), Host: host, PID: os.Getpid()},
 		slots:    make(chan struct{}, limits.Concurrency),
 		beat:     cmpDuration(opts.Heartbeat, DefaultHeartbeat),
 		stale:    cmpDuration(opts.StaleAfter, DefaultStaleAfter),
@@ -132,6 +146,10 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 		byParent: make(map[string]int),
 		idle:     make(map[string]chan struct{}),
 		stop:     make(chan struct{}),
+	}
+	m.dispatch = opts.Dispatch
+	if m.dispatch == nil {
+		m.dispatch = inProcess{m}
 	}
 	if m.defs, err = m.defineTools(); err != nil {
 		return nil, fmt.Errorf("task manager: %w", err)
@@ -148,6 +166,9 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	go m.followEndings()
 	return m, nil
 }
+
+// NewRunnerID makes a new runner id.
+func NewRunnerID() string { return "runner-" + sa.NewID() }
 
 func cmpDuration(d, def time.Duration) time.Duration {
 	if d > 0 {
@@ -196,8 +217,43 @@ func (m *Manager) Active(parentSessionID string) int {
 	return m.byParent[parentSessionID]
 }
 
-// WaitIdle waits until no task of the parent session runs in this manager.
+// WaitIdle waits until no task of the parent session is active, in this
+// process or any other: first for the runs here, then, following the
+// change log, for those anywhere else (a node of a cluster, or a process
+// that died and whose tasks a reconcile ends).
 func (m *Manager) WaitIdle(ctx context.Context, parentSessionID string) error {
+	if err := m.waitLocalIdle(ctx, parentSessionID); err != nil {
+		return err
+	}
+	cursor := m.bus.Now() // before looking, so that no ending is missed
+	for {
+		active, err := m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: parentSessionID, Active: true, IncludeCleared: true, Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(active) == 0 {
+			return nil
+		}
+		_, err = cursor.NextMatching(ctx, func(c sa.Change) bool { return EndsTask(c) && c.SessionID == parentSessionID })
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// EndsTask reports whether a change ends a task (its session is the
+// task's parent).
+func EndsTask(c sa.Change) bool {
+	switch c.Kind {
+	case sa.ChangeTaskCancelled, sa.ChangeTaskError, sa.ChangeTaskCompleted:
+		return true
+	}
+	return false
+}
+
+// waitLocalIdle waits until no task of the parent session runs in this
+// manager.
+func (m *Manager) waitLocalIdle(ctx context.Context, parentSessionID string) error {
 	m.mu.Lock()
 	if m.byParent[parentSessionID] == 0 {
 		m.mu.Unlock()
@@ -251,13 +307,14 @@ func (m *Manager) untrack(r *run) {
 	m.wg.Done()
 }
 
-// heartbeat keeps the runner marked alive and, now and then, ends the
-// tasks of runners that died while this one runs.
+// heartbeat keeps the runner marked alive and, at each beat, ends the
+// tasks of runners that died while this one runs (a reconcile is two
+// reads when nobody died).
 func (m *Manager) heartbeat() {
 	defer m.done.Done()
 	tick := time.NewTicker(m.beat)
 	defer tick.Stop()
-	for beats := 1; ; beats++ {
+	for {
 		select {
 		case <-m.stop:
 			return
@@ -269,9 +326,7 @@ func (m *Manager) heartbeat() {
 			// again; our tasks were ended and our runs told so.
 			_ = m.store.RegisterRunner(ctx, m.runner)
 		}
-		if beats%3 == 0 {
-			_, _ = m.Reconcile(ctx)
-		}
+		_, _ = m.Reconcile(ctx)
 	}
 }
 
@@ -291,9 +346,7 @@ func (m *Manager) followEndings() {
 		if ch.TaskID == "" {
 			continue
 		}
-		switch ch.Kind {
-		case sa.ChangeTaskCancelled, sa.ChangeTaskError, sa.ChangeTaskCompleted:
-		default:
+		if !EndsTask(ch) {
 			continue
 		}
 		m.mu.Lock()
@@ -357,8 +410,8 @@ func reconcile(ctx context.Context, st sa.Store, self sa.Runner, stale time.Dura
 	}
 	ended := 0
 	for _, t := range active {
-		if alive[t.RunnerID] {
-			continue
+		if alive[t.RunnerID] || t.RunnerID == QueueRunner {
+			continue // a queued job is nobody's yet: the queue hands it out
 		}
 		_, err := finish(ctx, st, t.ID, sa.TaskError, "", interruptedMsg, func(cur sa.Task) error {
 			// Ended, or resumed by another runner, since it was listed:
