@@ -34,10 +34,12 @@ agent uses are shown on standard error. With --json every event is printed
 as one JSON object per line: text, reasoning, tool_call, tool_result,
 usage, then done (or error).
 
-The agent may launch background tasks. They stop when run exits, unless
---wait: then run waits for them, prints each one's notification as it ends,
-and, once all have ended, wakes the agent to answer them. A notification
-the agent reads while it works is printed before its answer.`,
+The agent may launch background tasks. They stop when run exits (on a
+PostgreSQL database they run on the cluster's serve and worker nodes, and
+go on), unless --wait: then run waits for them, prints each one's
+notification as it ends, and, once all have ended, wakes the agent to
+answer them. A notification the agent reads while it works is printed
+before its answer.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			prompt, err := a.promptFrom(args)
@@ -93,7 +95,11 @@ the agent reads while it works is printed before its answer.`,
 				return nil
 			}
 			// Wait for the session's tasks, show their notifications, and
-			// wake the agent once they all ended so it can use them.
+			// wake the agent once they all ended so it can use them: the
+			// runtime's waker decides, once per batch.
+			due := false
+			waker := rt.NewCheckedWaker(func(string) bool { due = true; return true })
+			waker.Watch(sess.ID)
 			for {
 				if err := mgr.WaitIdle(ctx, sess.ID); err != nil {
 					return err
@@ -101,9 +107,10 @@ the agent reads while it works is printed before its answer.`,
 				if err := p.notifications(0); err != nil {
 					return err
 				}
-				wake, err := mgr.WakeDue(ctx, sess.ID)
-				if err != nil || !wake {
-					return err
+				due = false
+				waker.Check(ctx, sess.ID)
+				if !due {
+					return nil
 				}
 				outcome, runErr = turn.Run(ctx, opts)
 				if err := p.finish(sess, outcome, runErr); err != nil {
