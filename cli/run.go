@@ -108,9 +108,8 @@ before its answer.`,
 					return err
 				}
 				due = false
-				waker.Check(ctx, sess.ID)
-				if !due {
-					return nil
+				if err := waker.Check(ctx, sess.ID); err != nil || !due {
+					return err
 				}
 				outcome, runErr = turn.Run(ctx, opts)
 				if err := p.finish(sess, outcome, runErr); err != nil {

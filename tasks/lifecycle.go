@@ -523,12 +523,15 @@ func (m *Manager) execute(r *run) {
 	outcome, err := m.engine.Run(ctx, r.task.ID, opts, r.input...)
 	// An agent that launched tasks of its own finishes with them: it waits
 	// for them, and is woken while they left notifications it has not seen.
+	due := false
+	waker := m.NewCheckedWaker(func(string) bool { due = true; return true })
+	waker.Watch(r.task.ID)
 	for err == nil {
 		if err = m.waitForOwnTasks(ctx, r); err != nil {
 			break
 		}
-		var wake bool
-		if wake, err = m.WakeDue(ctx, r.task.ID); err != nil || !wake {
+		due = false
+		if err = waker.Check(ctx, r.task.ID); err != nil || !due {
 			break
 		}
 		outcome, err = m.engine.Run(ctx, r.task.ID, opts)
