@@ -352,7 +352,8 @@ func (l lineage) Messages(ctx context.Context, id string, after, upto int64) ([]
 	if err != nil {
 		return nil, err
 	}
-	rows, err := l.q.QueryContext(ctx, `SELECT id, session_id, role, kind, parts, summary, model,
+	// The session id is the one asked for: not read again per message.
+	rows, err := l.q.QueryContext(ctx, `SELECT id, role, kind, parts, summary, model,
 		input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at
 		FROM messages WHERE session_id = ? AND id > ? AND id <= ? ORDER BY id`, id, after, upto)
 	if err != nil {
@@ -368,7 +369,8 @@ func (l lineage) Messages(ctx context.Context, id string, after, upto int64) ([]
 			created int64
 		)
 		u := &m.Usage
-		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Kind, &parts, &summary, &m.Model,
+		m.SessionID = id
+		if err := rows.Scan(&m.ID, &m.Role, &m.Kind, &parts, &summary, &m.Model,
 			&u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &created); err != nil {
 			return nil, err
 		}
