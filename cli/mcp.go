@@ -12,12 +12,13 @@ output: superagents_task, superagents_output, superagents_list,
 superagents_cancel and superagents_clear.
 
 The host starts this command itself. Tasks run in this process, with the
-configured models and agents (see 'superagents agents'); each connection
-is a session of its own, so its list shows its own tasks, and it receives a
-log notification when one of them ends. Standard output carries the
-protocol only; messages go to standard error. When the host closes the
-connection (or sends SIGTERM), running tasks are stopped and recorded as
-interrupted.
+configured models and agents (see 'superagents agents'), or, on a
+PostgreSQL database, on the cluster's serve and worker nodes; each
+connection is a session of its own, so its list shows its own tasks, and
+it receives a log notification when one of them ends. Standard output
+carries the protocol only; messages go to standard error. When the host
+closes the connection (or sends SIGTERM), the tasks running in this
+process are stopped and recorded as interrupted.
 
 A task launched with fork: true starts with a digest of the host's own
 conversation, read (never written) from the transcript the host keeps:
