@@ -84,8 +84,9 @@ type Tasks interface {
 	// notification note builds at the end of the parent session, in one
 	// transaction. A task therefore never ends without its notification,
 	// nor twice. note gets the ended task and every task of its batch as
-	// they are in that transaction (the ended one included), so counts
-	// like "3 of 4 done" are exact even when tasks end at once. No
+	// they are in that transaction (the ended one included; of those, only
+	// the id, status, parent and batch are read), so counts like "3 of 4
+	// done" are exact even when tasks end at once. No
 	// notification is stored when the parent session is gone. It returns
 	// the ended task and the stored notification (zero when none was
 	// stored).

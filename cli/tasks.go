@@ -398,7 +398,9 @@ func (a *app) taskWorkCommand() *cobra.Command {
 			}
 			report("ok", t.ID)
 			fmt.Fprintf(a.env.Stderr, "running task %s\n", t.ID)
-			return mgr.WaitIdle(ctx, t.ParentSessionID)
+			// Until the task this process runs has ended (on a PostgreSQL
+			// database the cluster's nodes run it: nothing to wait for).
+			return mgr.WaitLocalIdle(ctx, t.ParentSessionID)
 		},
 	}
 	cmd.Flags().StringVar(&req.session, "session", "", "")

@@ -380,12 +380,16 @@ func batchOf(ctx context.Context, q querier, t sa.Task) ([]sa.Task, error) {
 	if t.BatchID == "" {
 		return []sa.Task{t}, nil
 	}
-	rows, err := q.Query(ctx, `SELECT `+taskColumns+` FROM tasks WHERE batch_id = $1 AND parent_session_id = $2
+	// Only what a notification counts (as the SQLite store does).
+	rows, err := q.Query(ctx, `SELECT id, status FROM tasks WHERE batch_id = $1 AND parent_session_id = $2
 		ORDER BY created_at, id`, bin(t.BatchID), t.ParentSessionID)
 	if err != nil {
 		return nil, fmt.Errorf("read batch: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (sa.Task, error) { return scanTask(r) })
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (sa.Task, error) {
+		bt := sa.Task{ParentSessionID: t.ParentSessionID, BatchID: t.BatchID}
+		return bt, r.Scan(&bt.ID, &bt.Status)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read batch: %w", err)
 	}

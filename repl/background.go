@@ -258,13 +258,18 @@ func (c *Chat) agentIDs() []string {
 }
 
 // Settle waits until the chat's background work is over: no task of its
-// agents runs in this process, every notification was shown, and the
-// turns they woke have ended (with the tasks those launched, and so on).
+// agents runs, here or in another process (the nodes of a cluster, which
+// run them on PostgreSQL), every notification was shown, and the turns
+// they woke have ended (with the tasks those launched, and so on).
 func (c *Chat) Settle(ctx context.Context) error {
 	for {
 		waited := false
 		for _, id := range c.agentIDs() {
-			if c.tasks.Active(id) > 0 {
+			active, err := c.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: id, Active: true, IncludeCleared: true, Limit: 1})
+			if err != nil {
+				return err
+			}
+			if c.tasks.Active(id) > 0 || len(active) > 0 {
 				waited = true
 				if err := c.tasks.WaitIdle(ctx, id); err != nil {
 					return err

@@ -359,7 +359,10 @@ func batchOf(ctx context.Context, q querier, t sa.Task) ([]sa.Task, error) {
 	if t.BatchID == "" {
 		return []sa.Task{t}, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE batch_id = ? AND parent_session_id = ?
+	// Only what a notification counts: read at every ending of a batch
+	// that may hold hundreds of tasks, whole rows (results included) made
+	// the endings of a large batch cost its size squared.
+	rows, err := q.QueryContext(ctx, `SELECT id, status FROM tasks WHERE batch_id = ? AND parent_session_id = ?
 		ORDER BY created_at, id`, t.BatchID, t.ParentSessionID)
 	if err != nil {
 		return nil, fmt.Errorf("read batch: %w", err)
@@ -367,8 +370,8 @@ func batchOf(ctx context.Context, q querier, t sa.Task) ([]sa.Task, error) {
 	defer rows.Close()
 	var out []sa.Task
 	for rows.Next() {
-		bt, err := scanTask(rows)
-		if err != nil {
+		bt := sa.Task{ParentSessionID: t.ParentSessionID, BatchID: t.BatchID}
+		if err := rows.Scan(&bt.ID, &bt.Status); err != nil {
 			return nil, fmt.Errorf("read batch: %w", err)
 		}
 		out = append(out, bt)

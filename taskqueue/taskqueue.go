@@ -36,6 +36,9 @@ type RunArgs struct {
 	Resume      bool   `json:"resume,omitempty"`
 	ResumeCount int    `json:"resume_count,omitempty"`
 	Prompt      string `json:"prompt,omitempty"`
+	// TimeoutMS is the task's own timeout, set by the process that
+	// launched it, whose configuration may allow more than the node's.
+	TimeoutMS int64 `json:"timeout_ms,omitempty"`
 }
 
 // Kind is the job's kind in River's table.
@@ -138,14 +141,15 @@ func New(store *postgres.Store, opts Options) (*Queue, error) {
 // Launch creates the task and its job in one transaction.
 func (q *Queue) Launch(ctx context.Context, nt sa.NewTask) (sa.Task, error) {
 	return q.store.CreateTaskTx(ctx, nt, func(ctx context.Context, tx pgx.Tx, t sa.Task) error {
-		return q.insert(ctx, tx, RunArgs{TaskID: t.ID})
+		return q.insert(ctx, tx, RunArgs{TaskID: t.ID, TimeoutMS: time.Duration(t.Timeout).Milliseconds()})
 	})
 }
 
 // Resume marks the task resumed and queues its run in one transaction.
 func (q *Queue) Resume(ctx context.Context, id string, change func(*sa.Task) error, prompt string) (sa.Task, error) {
 	return q.store.UpdateTaskTx(ctx, id, change, func(ctx context.Context, tx pgx.Tx, t sa.Task) error {
-		return q.insert(ctx, tx, RunArgs{TaskID: t.ID, Resume: true, ResumeCount: t.ResumeCount, Prompt: prompt})
+		return q.insert(ctx, tx, RunArgs{TaskID: t.ID, Resume: true, ResumeCount: t.ResumeCount, Prompt: prompt,
+			TimeoutMS: time.Duration(t.Timeout).Milliseconds()})
 	})
 }
 
@@ -209,7 +213,11 @@ type runWorker struct {
 }
 
 // Timeout is the run limit: the task's own timeout ends its run first.
-func (w *runWorker) Timeout(*river.Job[RunArgs]) time.Duration { return w.limit }
+// A task launched where a longer timeout is allowed than here keeps its
+// own, with the same minute for its ending.
+func (w *runWorker) Timeout(job *river.Job[RunArgs]) time.Duration {
+	return max(w.limit, time.Duration(job.Args.TimeoutMS)*time.Millisecond+time.Minute)
+}
 
 func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 	a := job.Args

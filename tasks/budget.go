@@ -88,14 +88,54 @@ func (m *Manager) treeSpent(ctx context.Context, id string) (cost.Figure, error)
 		spent = s.spent.Add(cost.Figure{})
 	}
 	b.mu.Unlock()
-	if ok {
-		return spent, nil
-	}
 	tree, err := cost.TaskTree(ctx, m.store, id)
 	if err != nil {
 		return cost.Figure{}, fmt.Errorf("what task %s's tree spent: %w", sa.ShortID(id), err)
 	}
+	if ok {
+		// The running total has what this process spent and not stored
+		// yet; the store has what other processes (nodes) spent.
+		return larger(spent, tree.Total), nil
+	}
 	return tree.Total, nil
+}
+
+// larger is, model by model, the larger of two figures of one tree: each
+// counts every response the other does, or will.
+func larger(a, b cost.Figure) cost.Figure {
+	out := a.Add(cost.Figure{})
+	for model, u := range b.ByModel {
+		if u.Total() > out.ByModel[model].Total() {
+			out.ByModel[model] = u
+		}
+	}
+	return out
+}
+
+// refresh reads again from the store the totals of the trees a run is
+// held to, after it waited for its own tasks: those may have run in
+// other processes (other nodes of a cluster), whose spending the running
+// totals here do not have.
+func (b *budgetBook) refresh(ctx context.Context, m *Manager, r *run) error {
+	b.mu.Lock()
+	rb, ok := b.runs[r]
+	b.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	for _, s := range rb.spends {
+		if s == nil {
+			continue
+		}
+		tree, err := cost.TaskTree(ctx, m.store, s.task.ID)
+		if err != nil {
+			return fmt.Errorf("what task %s's tree spent: %w", sa.ShortID(s.task.ID), err)
+		}
+		b.mu.Lock()
+		s.spent = larger(s.spent, tree.Total)
+		b.mu.Unlock()
+	}
+	return nil
 }
 
 // launchBudget is the budget of a task launched from the session parentID

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -321,5 +322,89 @@ func TestBudgetOnAFreeModel(t *testing.T) {
 	ended := h.wait(reply.Data.(tasks.View).Task.ID)
 	if ended.Status != sa.TaskCompleted || ended.Budget.MaxCost != 0.5 {
 		t.Fatalf("task %+v: want completed with its budget", ended)
+	}
+}
+
+// TestBudgetSeesWhatOtherProcessesSpent: a task that waited for its own
+// tasks reads its tree's spending again before it goes on, for those may
+// have run in another process (another node of a cluster) whose spending
+// the running total here does not have. The "remote" sub-task is written
+// to the store as that process would: its row under a live runner of its
+// own, its model's usage in its session, then its ending.
+func TestBudgetSeesWhatOtherProcessesSpent(t *testing.T) {
+	ctx := context.Background()
+	var (
+		mu       sync.Mutex
+		requests int
+		remote   sa.Task
+	)
+	host, _ := os.Hostname()
+	other := sa.Runner{ID: "runner-other-node", Host: host, PID: os.Getpid()}
+	var (
+		h        *harness
+		parentID string
+	)
+	h = newHarness(t, func(req llmtest.Request) llmtest.Reply {
+		f := facts(t, req)
+		if !strings.Contains(strings.Join(f.Texts, "\n"), "budgeted work") {
+			return llmtest.Reply{Text: "parent"}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		requests++
+		if requests > 1 {
+			return llmtest.Reply{Text: "carried on", Usage: llmtest.Usage{OutputTokens: 1}}
+		}
+		// The first turn: another node takes a sub-task of this one.
+		mine, err := h.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: parentID})
+		if err != nil || len(mine) != 1 {
+			t.Errorf("the budgeted task: %v, %v", mine, err)
+			return llmtest.Reply{Text: "lost"}
+		}
+		remote, err = h.store.CreateTask(ctx, sa.NewTask{
+			Task:    sa.Task{ParentSessionID: mine[0].ID, Description: "remote", Prompt: "p", Agent: "general", Status: sa.TaskRunning, RunnerID: other.ID},
+			Session: sa.NewSession{Agent: "general", Messages: []sa.Message{user("p")}},
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		return llmtest.Reply{Text: "waiting", Usage: llmtest.Usage{OutputTokens: 1}}
+	})
+	if err := h.store.RegisterRunner(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	parent := h.parent(user("parent: hi"))
+	parentID = parent.ID
+	task := h.launch(parent.ID, tasks.LaunchRequest{Description: "budgeted", Prompt: "budgeted work", Budget: sa.Budget{MaxTokens: 1000}})
+	eventually(t, "the remote sub-task", func() bool { mu.Lock(); defer mu.Unlock(); return remote.ID != "" })
+	// The task's turn has ended: it waits for its own tasks.
+	eventually(t, "the task to wait", func() bool {
+		hist, err := h.store.History(ctx, task.ID)
+		return err == nil && len(hist) > 0 && hist[len(hist)-1].Role == sa.RoleAssistant && hist[len(hist)-1].Text() == "waiting"
+	})
+
+	// The other node's model spends 5,000 tokens, then the sub-task ends
+	// with its notification to the waiting task.
+	spent := sa.Message{Role: sa.RoleAssistant, Parts: []sa.Part{sa.TextPart("done")}, Model: "anthropic/claude-test",
+		Usage: sa.Usage{InputTokens: 5000}}
+	if _, err := h.store.Append(ctx, remote.ID, spent); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := h.store.FinishTask(ctx, remote.ID, func(tk *sa.Task) error {
+		tk.Status, tk.Result = sa.TaskCompleted, "done"
+		return nil
+	}, func(sa.Task, []sa.Task) sa.Message {
+		return sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{sa.TextPart("remote finished")}}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ended := h.wait(task.ID)
+	if ended.Status != sa.TaskError || !strings.Contains(ended.Error, "budget reached: 5001 of 1000 tokens") {
+		t.Fatalf("task ended %s %q: want the budget reached with the other node's 5,000 tokens counted", ended.Status, ended.Error)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if requests != 1 {
+		t.Fatalf("the task made %d model requests: it should stop before a second", requests)
 	}
 }

@@ -99,6 +99,17 @@ type Job struct {
 // twice runs its task once. When ctx ends (the node stops) the run is
 // interrupted, as Close interrupts it.
 func (m *Manager) Work(ctx context.Context, job Job) error {
+	// A runner owns a task only while it is registered: after a long
+	// pause another node may have taken this one for dead and removed it,
+	// and would end what it claims before the next heartbeat registers it
+	// again.
+	if err := m.store.TouchRunner(ctx, m.runner.ID); errors.Is(err, sa.ErrNotFound) {
+		if err := m.store.RegisterRunner(ctx, m.runner); err != nil {
+			return fmt.Errorf("register again before taking task %s: %w", sa.ShortID(job.TaskID), err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("mark this node alive before taking task %s: %w", sa.ShortID(job.TaskID), err)
+	}
 	claimed, err := m.store.UpdateTask(ctx, job.TaskID, func(tk *sa.Task) error {
 		want := sa.TaskQueued
 		if job.Resume {

@@ -530,6 +530,9 @@ func (m *Manager) execute(r *run) {
 		if err = m.waitForOwnTasks(ctx, r); err != nil {
 			break
 		}
+		if err = m.budgets.refresh(ctx, m, r); err != nil {
+			break
+		}
 		due = false
 		if err = waker.Check(ctx, r.task.ID); err != nil || !due {
 			break

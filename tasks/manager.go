@@ -251,6 +251,13 @@ func EndsTask(c sa.Change) bool {
 	return false
 }
 
+// WaitLocalIdle waits until no task of the parent session runs in this
+// process (WaitIdle also waits for those other processes run): what a
+// process that runs tasks itself waits for before it exits.
+func (m *Manager) WaitLocalIdle(ctx context.Context, parentSessionID string) error {
+	return m.waitLocalIdle(ctx, parentSessionID)
+}
+
 // waitLocalIdle waits until no task of the parent session runs in this
 // manager.
 func (m *Manager) waitLocalIdle(ctx context.Context, parentSessionID string) error {
