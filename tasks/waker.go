@@ -92,7 +92,9 @@ func (w *Waker) Check(ctx context.Context, sessionID string) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.woke[sessionID] == mark {
+	// Notification ids only grow: a Check that read an older mark than
+	// the one a concurrent Check woke for has nothing new.
+	if mark <= w.woke[sessionID] {
 		return nil
 	}
 	if w.wake(sessionID) {
