@@ -17,25 +17,7 @@ import (
 // read as sessions without an origin, and the new features work on them.
 func TestUpgradeFromFirstSchema(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.URL(t)
-	// The "pgx" driver is registered by pgx/v5/stdlib, which the store imports.
-	db, err := sql.Open("pgx", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	files, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, files,
-		goose.WithDisableGlobalRegistry(true), goose.WithTableName(migrationTable))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	url, db := databaseAt(t, 1)
 	// A session as version 1 wrote it.
 	if _, err := db.ExecContext(ctx, `INSERT INTO sessions (id, agent, model, title, created_at) VALUES ('old', '', '', 'before', 1)`); err != nil {
 		t.Fatal(err)
@@ -57,4 +39,30 @@ func TestUpgradeFromFirstSchema(t *testing.T) {
 	if err != nil || child.Origin != sa.OriginFork {
 		t.Fatalf("fork of the old session = %+v, %v", child, err)
 	}
+}
+
+// databaseAt returns a fresh test database migrated only up to version,
+// as an older superagents left it, and a connection to it.
+func databaseAt(t *testing.T, version int64) (string, *sql.DB) {
+	t.Helper()
+	url := pgtest.URL(t)
+	// The "pgx" driver is registered by pgx/v5/stdlib, which the store imports.
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	files, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, files,
+		goose.WithDisableGlobalRegistry(true), goose.WithTableName(migrationTable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(context.Background(), version); err != nil {
+		t.Fatal(err)
+	}
+	return url, db
 }

@@ -2,15 +2,11 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
-	"io/fs"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/pressly/goose/v3"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/postgres/pgtest"
 )
 
 // TestUsageSumsFilledOnUpgrade: a database written before session_usage
@@ -18,24 +14,7 @@ import (
 // as messages are added.
 func TestUsageSumsFilledOnUpgrade(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.URL(t)
-	db, err := sql.Open("pgx", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	files, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, files,
-		goose.WithDisableGlobalRegistry(true), goose.WithTableName(migrationTable))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 3); err != nil {
-		t.Fatal(err)
-	}
+	url, db := databaseAt(t, 3)
 	for _, stmt := range []string{
 		`INSERT INTO sessions (id, agent, model, title, created_at) VALUES ('s1', '', '', '', 1), ('s2', '', '', '', 1)`,
 		`INSERT INTO messages (session_id, role, kind, parts, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at) VALUES
