@@ -100,15 +100,14 @@ type Job struct {
 // interrupted, as Close interrupts it.
 func (m *Manager) Work(ctx context.Context, job Job) error {
 	// A runner owns a task only while it is registered: after a long
-	// pause another node may have taken this one for dead and removed it,
-	// and would end what it claims before the next heartbeat registers it
-	// again.
-	if err := m.store.TouchRunner(ctx, m.runner.ID); errors.Is(err, sa.ErrNotFound) {
-		if err := m.store.RegisterRunner(ctx, m.runner); err != nil {
-			return fmt.Errorf("register again before taking task %s: %w", sa.ShortID(job.TaskID), err)
+	// pause (no mark for longer than a heartbeat) another node may have
+	// taken this one for dead and removed it, and would end what it claims
+	// before the next heartbeat registers it again. Marked within a
+	// heartbeat, it is known alive: no write per job.
+	if time.Since(time.Unix(0, m.alive.Load())) > m.beat {
+		if err := m.markAlive(ctx); err != nil {
+			return fmt.Errorf("mark this node alive before taking task %s: %w", sa.ShortID(job.TaskID), err)
 		}
-	} else if err != nil {
-		return fmt.Errorf("mark this node alive before taking task %s: %w", sa.ShortID(job.TaskID), err)
 	}
 	claimed, err := m.store.UpdateTask(ctx, job.TaskID, func(tk *sa.Task) error {
 		want := sa.TaskQueued

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -931,5 +932,44 @@ func TestNestedTaskFinishesWithItsOwnTasks(t *testing.T) {
 	}
 	if d, _ := h.mgr.Depth(context.Background(), subs[0].ID); d != 2 {
 		t.Fatalf("depth of the sub-task = %d, want 2", d)
+	}
+}
+
+// TestWorkAfterAPauseRegistersFirst: a node that was paused for longer
+// than a heartbeat may have been taken for dead, its runner removed; the
+// job it takes then must not be ended by a reconcile as a dead runner's.
+// It registers again before it claims the task, which then runs to its
+// end.
+func TestWorkAfterAPauseRegistersFirst(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "done"} })
+	parent := h.parent(user("parent: hi"))
+	queued, err := h.store.CreateTask(ctx, sa.NewTask{
+		Task:    sa.Task{ParentSessionID: parent.ID, Description: "queued", Prompt: "p", Agent: "general", Status: sa.TaskQueued, RunnerID: tasks.QueueRunner},
+		Session: sa.NewSession{Agent: "general", Messages: []sa.Message{user("p")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another node took this one for dead during its pause.
+	if err := h.store.RemoveRunner(ctx, h.mgr.RunnerID()); err != nil {
+		t.Fatal(err)
+	}
+	tasks.MarkedAliveAt(h.mgr, time.Now().Add(-time.Hour))
+	if err := h.mgr.Work(ctx, tasks.Job{TaskID: queued.ID}); err != nil {
+		t.Fatal(err)
+	}
+	runners, err := h.store.Runners(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(runners, func(r sa.Runner) bool { return r.ID == h.mgr.RunnerID() }) {
+		t.Fatalf("runners after the job = %v: this node did not register again", runners)
+	}
+	if n, err := tasks.Reconcile(ctx, h.store); err != nil || n != 0 {
+		t.Fatalf("a reconcile ended %d tasks (%v)", n, err)
+	}
+	if got := h.wait(queued.ID); got.Status != sa.TaskCompleted {
+		t.Fatalf("the task ended %s %q, want completed", got.Status, got.Error)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sa "github.com/superagents/superagents"
@@ -84,6 +85,11 @@ type Options struct {
 
 // Manager runs background tasks. It is safe for concurrent use.
 type Manager struct {
+	// alive is when this runner last marked itself alive in the store
+	// (Unix nanoseconds): a node takes no job on an older mark than a
+	// heartbeat's (see Work).
+	alive atomic.Int64
+
 	store  sa.Store
 	engine *engine.Engine
 	bus    *events.Bus
@@ -157,6 +163,7 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	if err := m.store.RegisterRunner(ctx, m.runner); err != nil {
 		return nil, fmt.Errorf("task manager: %w", err)
 	}
+	m.alive.Store(time.Now().UnixNano())
 	if _, err := m.Reconcile(ctx); err != nil {
 		m.store.RemoveRunner(context.WithoutCancel(ctx), m.runner.ID) //nolint:errcheck // best effort
 		return nil, fmt.Errorf("task manager: %w", err)
@@ -328,13 +335,23 @@ func (m *Manager) heartbeat() {
 		case <-tick.C:
 		}
 		ctx := context.Background()
-		if err := m.store.TouchRunner(ctx, m.runner.ID); errors.Is(err, sa.ErrNotFound) {
-			// Taken for dead by another process (a long pause?): register
-			// again; our tasks were ended and our runs told so.
-			_ = m.store.RegisterRunner(ctx, m.runner)
-		}
+		_ = m.markAlive(ctx)
 		_, _ = m.Reconcile(ctx)
 	}
+}
+
+// markAlive marks the runner alive in the store, registering it again if
+// another process took it for dead (a long pause?): its tasks were then
+// ended and its runs told so.
+func (m *Manager) markAlive(ctx context.Context) error {
+	err := m.store.TouchRunner(ctx, m.runner.ID)
+	if errors.Is(err, sa.ErrNotFound) {
+		err = m.store.RegisterRunner(ctx, m.runner)
+	}
+	if err == nil {
+		m.alive.Store(time.Now().UnixNano())
+	}
+	return err
 }
 
 // followEndings stops local runs whose task another process ended (a

@@ -1,0 +1,7 @@
+package tasks
+
+import "time"
+
+// MarkedAliveAt sets when the manager last marked its runner alive, as a
+// process paused for a while would have it.
+func MarkedAliveAt(m *Manager, at time.Time) { m.alive.Store(at.UnixNano()) }
