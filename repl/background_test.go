@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/config"
@@ -355,4 +356,55 @@ func taskID(t *testing.T, c *Chat, r Reply) string {
 		t.Fatal(err)
 	}
 	return tk.ID
+}
+
+// TestSettleWaitsForTasksOtherProcessesRun: on a database that several
+// processes share (the nodes of a cluster run every task there), the
+// chat's tasks run elsewhere; a piped chat at the end of its input still
+// waits for them and shows their notifications.
+func TestSettleWaitsForTasksOtherProcessesRun(t *testing.T) {
+	ctx := context.Background()
+	r := testEngine(t, t.TempDir())
+	c := openChat(t, r, "")
+	// A first turn: the chat's agent at work.
+	reply := c.Submit(ctx, "What is 2+2?")
+	if reply.Failed || reply.Turn() == nil {
+		t.Fatalf("first line: %+v", reply)
+	}
+	<-reply.Turn().Start()
+	host, _ := os.Hostname()
+	node := sa.Runner{ID: "runner-other-node", Host: host, PID: os.Getpid()}
+	if err := r.Store.RegisterRunner(ctx, node); err != nil {
+		t.Fatal(err)
+	}
+	remote, err := r.Store.CreateTask(ctx, sa.NewTask{
+		Task:    sa.Task{ParentSessionID: c.root, Description: "remote", Prompt: "p", Agent: "general", Status: sa.TaskRunning, RunnerID: node.ID},
+		Session: sa.NewSession{Agent: "general", Messages: []sa.Message{engineUser("p")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settled := make(chan error, 1)
+	go func() { settled <- c.Settle(ctx) }()
+	select {
+	case err := <-settled:
+		t.Fatalf("Settle returned (%v) while a task of the chat still ran in another process", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if _, _, err := r.Store.FinishTask(ctx, remote.ID, func(tk *sa.Task) error {
+		tk.Status, tk.Result = sa.TaskCompleted, "done"
+		return nil
+	}, func(sa.Task, []sa.Task) sa.Message {
+		return sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{sa.TextPart("remote finished")}}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-settled:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Settle did not return once the task ended")
+	}
 }
