@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,8 +19,23 @@ const keepChanges = 50_000
 // remembers to tell followers once it commits.
 type writeTx struct {
 	cachedTx
+	// ctx is the transaction's: the statements of a write use it, not the
+	// one their caller passes (see inWrite).
+	ctx     context.Context
 	now     time.Time
 	changed bool
+}
+
+func (tx *writeTx) QueryContext(_ context.Context, query string, args ...any) (*sql.Rows, error) {
+	return tx.cachedTx.QueryContext(tx.ctx, query, args...)
+}
+
+func (tx *writeTx) QueryRowContext(_ context.Context, query string, args ...any) *sql.Row {
+	return tx.cachedTx.QueryRowContext(tx.ctx, query, args...)
+}
+
+func (tx *writeTx) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {
+	return tx.cachedTx.ExecContext(tx.ctx, query, args...)
 }
 
 // record adds an entry to the change log: what changed, for which session
@@ -61,7 +77,7 @@ func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]sa.Chang
 		limit = 1000
 	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT id, kind, session_id, task_id, data, created_at
-		FROM changes WHERE id > ? ORDER BY id LIMIT ?`, after, limit)
+		FROM changes WHERE id > ? ORDER BY id LIMIT `+limitParam, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read changes: %w", err)
 	}
@@ -101,8 +117,11 @@ func (s *Store) RegisterRunner(ctx context.Context, r sa.Runner) error {
 	if r.Host == "" {
 		r.Host, _ = os.Hostname()
 	}
-	_, err := s.write.ExecContext(ctx, `INSERT INTO runners (id, host, pid, started_at, seen_at) VALUES (?, ?, ?, ?, ?)`,
-		r.ID, r.Host, r.PID, nanos(now), nanos(now))
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO runners (id, host, pid, started_at, seen_at) VALUES (?, ?, ?, ?, ?)`,
+			r.ID, r.Host, r.PID, nanos(now), nanos(now))
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("register runner: %w", err)
 	}
@@ -111,14 +130,16 @@ func (s *Store) RegisterRunner(ctx context.Context, r sa.Runner) error {
 
 // TouchRunner marks a runner alive now.
 func (s *Store) TouchRunner(ctx context.Context, id string) error {
-	res, err := s.write.ExecContext(ctx, `UPDATE runners SET seen_at = ? WHERE id = ?`, nanos(s.now()), id)
-	if err != nil {
-		return fmt.Errorf("touch runner: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("runner %s: %w", id, sa.ErrNotFound)
-	}
-	return nil
+	return s.inWrite(ctx, func(tx *writeTx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE runners SET seen_at = ? WHERE id = ?`, nanos(tx.now), id)
+		if err != nil {
+			return fmt.Errorf("touch runner: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("runner %s: %w", id, sa.ErrNotFound)
+		}
+		return nil
+	})
 }
 
 // RemoveRunner deletes a runner and the turn leases it holds.

@@ -68,7 +68,11 @@ func (s *Store) AcquireTurn(ctx context.Context, l sa.TurnLease) (sa.TurnLease, 
 
 // ReleaseTurn gives back a lease of a session held by a runner.
 func (s *Store) ReleaseTurn(ctx context.Context, sessionID, runnerID string) error {
-	if _, err := s.write.ExecContext(ctx, `DELETE FROM turn_leases WHERE session_id = ? AND runner_id = ?`, sessionID, runnerID); err != nil {
+	err := s.inWrite(ctx, func(tx *writeTx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM turn_leases WHERE session_id = ? AND runner_id = ?`, sessionID, runnerID)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("release the turn of session %s: %w", sa.ShortID(sessionID), err)
 	}
 	return nil

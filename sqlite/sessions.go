@@ -98,7 +98,7 @@ func liveSession(ctx context.Context, q querier, id string) (sa.Session, error) 
 
 // ResolveSession finds a live session by full id or unique prefix.
 func (s *Store) ResolveSession(ctx context.Context, ref string) (sa.Session, error) {
-	id, err := resolve(ctx, s.reader, "session", `SELECT id FROM sessions WHERE id >= ? AND id < ? AND deleted_at IS NULL ORDER BY id LIMIT ?`, ref)
+	id, err := resolve(ctx, s.reader, "session", `SELECT id FROM sessions WHERE id >= ? AND id < ? AND deleted_at IS NULL ORDER BY id LIMIT `+limitParam, ref)
 	if err != nil {
 		return sa.Session{}, err
 	}
@@ -153,7 +153,7 @@ func (s *Store) ListSessions(ctx context.Context, f sa.SessionFilter) ([]sa.Sess
 		return nil, fmt.Errorf("%w: list sessions: offset and limit cannot be negative", sa.ErrInvalid)
 	}
 	if f.Limit > 0 || f.Offset > 0 {
-		query += ` LIMIT ? OFFSET ?`
+		query += limitOffset
 		args = append(args, cmp.Or(f.Limit, -1), f.Offset)
 	}
 	rows, err := s.reader.QueryContext(ctx, query, args...)
