@@ -83,14 +83,13 @@ type Tasks interface {
 	// there, for example because it has ended already), and stores the
 	// notification note builds at the end of the parent session, in one
 	// transaction. A task therefore never ends without its notification,
-	// nor twice. note gets the ended task and every task of its batch as
-	// they are in that transaction (the ended one included; of those, only
-	// the id, status, parent and batch are read), so counts like "3 of 4
-	// done" are exact even when tasks end at once. No
+	// nor twice. note gets the ended task and the state of its batch as it
+	// is in that transaction (the ended task counted), so counts like "3 of
+	// 4 done" are exact even when tasks end at once. No
 	// notification is stored when the parent session is gone. It returns
 	// the ended task and the stored notification (zero when none was
 	// stored).
-	FinishTask(ctx context.Context, id string, change func(*Task) error, note func(ended Task, batch []Task) Message) (Task, Message, error)
+	FinishTask(ctx context.Context, id string, change func(*Task) error, note func(ended Task, batch BatchState) Message) (Task, Message, error)
 }
 
 // ChangeLog is the log of every write, in commit order.

@@ -160,6 +160,11 @@ type NewTask struct {
 	Fork bool
 	// Session describes the child session and the messages it starts with.
 	Session NewSession
+	// JoinActiveBatch puts the task in the batch of its parent's active
+	// tasks when there are any (Task.BatchID is kept otherwise), decided
+	// in the creating transaction: launches into one session at once,
+	// from any process, never start two batches.
+	JoinActiveBatch bool
 }
 
 // TaskFilter selects tasks to list. Zero fields select everything; cleared
@@ -183,6 +188,22 @@ type TaskFilter struct {
 	Offset int
 	Limit  int
 }
+
+// BatchState is what a task's notification tells of the batch the task
+// ended in (a task without a batch is a batch of one): how many tasks it
+// holds, how many of them are still active, and, once none is, the ids
+// of those that completed, oldest first. The ids are read only then, as
+// a batch's last ending is the one that lists them: a batch that grows
+// while it runs (a client launching a task a second into one session)
+// must not cost its size at every ending.
+type BatchState struct {
+	Total     int
+	Active    int
+	Completed []string
+}
+
+// Done is how many tasks of the batch have ended.
+func (b BatchState) Done() int { return b.Total - b.Active }
 
 // TaskStats sums up a set of tasks.
 type TaskStats struct {

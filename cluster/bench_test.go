@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -34,15 +35,20 @@ func benchEnv(b *testing.B, url string) []string {
 // nodes in turn (from 8 clients at once) and waits until all have
 // completed: tasks/s is b.N over that time. The tasks use the offline
 // model, so what is measured is the system: HTTP, the store, the queue.
+// concurrency is tasks.concurrency, the tasks each node runs at once (8
+// by default).
 func BenchmarkThroughput(b *testing.B) {
 	for _, bc := range []struct {
-		name  string
-		nodes int
-		pg    bool
+		name        string
+		nodes       int
+		pg          bool
+		concurrency int
 	}{
-		{"sqlite/1node", 1, false},
-		{"postgres/1node", 1, true},
-		{"postgres/3nodes", 3, true},
+		{"sqlite/1node/concurrency=1", 1, false, 1},
+		{"sqlite/1node", 1, false, 0},
+		{"sqlite/1node/concurrency=64", 1, false, 64},
+		{"postgres/1node", 1, true, 0},
+		{"postgres/3nodes", 3, true, 0},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			url := ""
@@ -52,6 +58,9 @@ func BenchmarkThroughput(b *testing.B) {
 			bin := buildBinary(b, b.TempDir())
 			workspace := b.TempDir()
 			env := benchEnv(b, url)
+			if bc.concurrency > 0 {
+				writeUserConfig(b, env, fmt.Sprintf("[tasks]\nconcurrency = %d\n", bc.concurrency))
+			}
 			var nodes []*serveNode
 			for i := range bc.nodes {
 				nodes = append(nodes, startNode(b, bin, fmt.Sprintf("node%d", i+1), workspace, env))
@@ -87,6 +96,24 @@ func BenchmarkThroughput(b *testing.B) {
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "tasks/s")
 		})
 	}
+}
+
+// writeUserConfig writes the user configuration file of nodes started
+// with env.
+func writeUserConfig(b *testing.B, env []string, text string) {
+	for _, kv := range env {
+		if dir, ok := strings.CutPrefix(kv, "XDG_CONFIG_HOME="); ok {
+			path := filepath.Join(dir, "superagents", "config.toml")
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+				b.Fatal(err)
+			}
+			return
+		}
+	}
+	b.Fatal("no XDG_CONFIG_HOME in the environment")
 }
 
 // waitEnded waits until the parent's n tasks have all completed, asking

@@ -134,7 +134,7 @@ func TestEventBusAcrossStores(t *testing.T) {
 		_, _, err = a.FinishTask(ctx, task.ID, func(t *sa.Task) error {
 			t.Status, t.Result = sa.TaskCompleted, "done"
 			return nil
-		}, func(ended sa.Task, _ []sa.Task) sa.Message {
+		}, func(ended sa.Task, _ sa.BatchState) sa.Message {
 			return sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{sa.TextPart(ended.ID + " done")}}
 		})
 		if err != nil {

@@ -235,7 +235,7 @@ func TestFinishAndDeleteTogether(t *testing.T) {
 				_, _, err := st.FinishTask(ctx, id, func(t *sa.Task) error {
 					t.Status, t.Result = sa.TaskCompleted, "done"
 					return nil
-				}, func(ended sa.Task, batch []sa.Task) sa.Message {
+				}, func(ended sa.Task, _ sa.BatchState) sa.Message {
 					return sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{sa.TextPart("ended " + ended.ID)}}
 				})
 				if err != nil && !errors.Is(err, sa.ErrConflict) { // already cancelled by the deletion

@@ -62,6 +62,25 @@ func (s *Store) createTask(ctx context.Context, nt sa.NewTask, hook TaskHook) (s
 		return sa.Task{}, err
 	}
 	err := s.inWrite(ctx, func(tx *writeTx) error {
+		if nt.JoinActiveBatch {
+			// Launches into one session, on any node, choose their batch
+			// one after the other, so that two at once cannot both start
+			// one. Taken first, as every advisory lock is.
+			key := lockKey("batch", s.schema+"\x00"+t.ParentSessionID)
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, key); err != nil {
+				return fmt.Errorf("lock the batch of session %s: %w", sa.ShortID(t.ParentSessionID), err)
+			}
+			var batch []byte
+			err := tx.QueryRow(ctx, `SELECT batch_id FROM tasks WHERE parent_session_id = $1
+				AND status IN ('queued', 'running', 'resumed') AND batch_id <> ''
+				ORDER BY created_at DESC, id DESC LIMIT 1`, t.ParentSessionID).Scan(&batch)
+			switch {
+			case err == nil:
+				t.BatchID = string(batch)
+			case !errors.Is(err, pgx.ErrNoRows):
+				return fmt.Errorf("find the active batch: %w", err)
+			}
+		}
 		// The parent's row is held so that its last message stays the
 		// last until this commits.
 		parent, err := liveSession(ctx, tx, t.ParentSessionID, lockRead)
@@ -290,7 +309,7 @@ func (s *Store) UpdateTask(ctx context.Context, id string, change func(*sa.Task)
 
 // FinishTask ends a task and stores its notification in the parent
 // session, in one transaction.
-func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task) error, note func(sa.Task, []sa.Task) sa.Message) (sa.Task, sa.Message, error) {
+func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task) error, note func(sa.Task, sa.BatchState) sa.Message) (sa.Task, sa.Message, error) {
 	var (
 		ended  sa.Task
 		stored sa.Message
@@ -374,24 +393,29 @@ func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Tas
 	return t, nil
 }
 
-// batchOf returns the tasks of a task's batch, oldest first; a task
-// without a batch is a batch of one.
-func batchOf(ctx context.Context, q querier, t sa.Task) ([]sa.Task, error) {
+// batchOf returns the state of a task's batch; a task without a batch
+// is a batch of one. The completed tasks' ids are read only once none is
+// active (as the SQLite store does).
+func batchOf(ctx context.Context, q querier, t sa.Task) (sa.BatchState, error) {
 	if t.BatchID == "" {
-		return []sa.Task{t}, nil
+		return storekit.BatchOfOne(t), nil
 	}
-	// Only what a notification counts (as the SQLite store does).
-	rows, err := q.Query(ctx, `SELECT id, status FROM tasks WHERE batch_id = $1 AND parent_session_id = $2
+	var b sa.BatchState
+	err := q.QueryRow(ctx, `SELECT COUNT(*), COUNT(*) FILTER (WHERE status IN ('queued', 'running', 'resumed'))
+		FROM tasks WHERE batch_id = $1 AND parent_session_id = $2`, bin(t.BatchID), t.ParentSessionID).Scan(&b.Total, &b.Active)
+	if err != nil {
+		return b, fmt.Errorf("read batch: %w", err)
+	}
+	if b.Active > 0 {
+		return b, nil
+	}
+	rows, err := q.Query(ctx, `SELECT id FROM tasks WHERE batch_id = $1 AND parent_session_id = $2 AND status = 'completed'
 		ORDER BY created_at, id`, bin(t.BatchID), t.ParentSessionID)
 	if err != nil {
-		return nil, fmt.Errorf("read batch: %w", err)
+		return b, fmt.Errorf("read batch: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (sa.Task, error) {
-		bt := sa.Task{ParentSessionID: t.ParentSessionID, BatchID: t.BatchID}
-		return bt, r.Scan(&bt.ID, &bt.Status)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read batch: %w", err)
+	if b.Completed, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		return b, fmt.Errorf("read batch: %w", err)
 	}
-	return out, nil
+	return b, nil
 }

@@ -57,6 +57,16 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 		if _, err := liveSession(ctx, tx, t.ParentSessionID); err != nil {
 			return fmt.Errorf("parent: %w", err)
 		}
+		if nt.JoinActiveBatch {
+			// Writes are serial: no other launch can start a batch
+			// between this read and the insert.
+			err := tx.QueryRowContext(ctx, `SELECT batch_id FROM tasks WHERE parent_session_id = ?
+				AND status IN ('queued', 'running', 'resumed') AND batch_id != ''
+				ORDER BY created_at DESC, id DESC LIMIT 1`, t.ParentSessionID).Scan(&t.BatchID)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("find the active batch: %w", err)
+			}
+		}
 		last, err := lastMessageID(ctx, tx, t.ParentSessionID)
 		if err != nil {
 			return err
@@ -128,7 +138,7 @@ func readTask(ctx context.Context, q querier, id string) (sa.Task, error) {
 
 // ResolveTask finds a task by full id or unique prefix.
 func (s *Store) ResolveTask(ctx context.Context, ref string) (sa.Task, error) {
-	id, err := resolve(ctx, s.reader, "task", `SELECT id FROM tasks WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`, ref)
+	id, err := resolve(ctx, s.reader, "task", `SELECT id FROM tasks WHERE id >= ? AND id < ? ORDER BY id LIMIT `+limitParam, ref)
 	if err != nil {
 		return sa.Task{}, err
 	}
@@ -181,7 +191,7 @@ func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, erro
 	query := `SELECT ` + taskColumns + ` FROM tasks` + where + ` ORDER BY created_at DESC, id DESC`
 	if f.Limit > 0 || f.Offset > 0 {
 		// SQLite needs a LIMIT before an OFFSET: -1 is no limit.
-		query += ` LIMIT ? OFFSET ?`
+		query += limitOffset
 		args = append(args, cmp.Or(f.Limit, -1), f.Offset)
 	}
 	rows, err := s.reader.QueryContext(ctx, query, args...)
@@ -263,7 +273,7 @@ func (s *Store) TaskStats(ctx context.Context, f sa.TaskFilter) (sa.TaskStats, e
 // ResolveBatch finds a batch by full id or unique prefix.
 func (s *Store) ResolveBatch(ctx context.Context, ref string) (string, error) {
 	return resolve(ctx, s.reader, "batch", `SELECT DISTINCT batch_id FROM tasks WHERE batch_id >= ? AND batch_id < ?
-		ORDER BY batch_id LIMIT ?`, ref)
+		ORDER BY batch_id LIMIT `+limitParam, ref)
 }
 
 // UpdateTask applies change to a task inside one write transaction.
@@ -282,7 +292,7 @@ func (s *Store) UpdateTask(ctx context.Context, id string, change func(*sa.Task)
 
 // FinishTask ends a task and stores its notification in the parent
 // session, in one transaction.
-func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task) error, note func(sa.Task, []sa.Task) sa.Message) (sa.Task, sa.Message, error) {
+func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task) error, note func(sa.Task, sa.BatchState) sa.Message) (sa.Task, sa.Message, error) {
 	var (
 		ended  sa.Task
 		stored sa.Message
@@ -353,28 +363,32 @@ func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Tas
 	return t, nil
 }
 
-// batchOf returns the tasks of a task's batch, oldest first; a task
-// without a batch is a batch of one.
-func batchOf(ctx context.Context, q querier, t sa.Task) ([]sa.Task, error) {
+// batchOf returns the state of a task's batch; a task without a batch
+// is a batch of one. The counts are kept in task_batches by triggers; the
+// completed tasks' ids are read only once none is active.
+func batchOf(ctx context.Context, q querier, t sa.Task) (sa.BatchState, error) {
 	if t.BatchID == "" {
-		return []sa.Task{t}, nil
+		return storekit.BatchOfOne(t), nil
 	}
-	// Only what a notification counts: read at every ending of a batch
-	// that may hold hundreds of tasks, whole rows (results included) made
-	// the endings of a large batch cost its size squared.
-	rows, err := q.QueryContext(ctx, `SELECT id, status FROM tasks WHERE batch_id = ? AND parent_session_id = ?
-		ORDER BY created_at, id`, t.BatchID, t.ParentSessionID)
+	var b sa.BatchState
+	err := q.QueryRowContext(ctx, `SELECT total, active FROM task_batches WHERE batch_id = ? AND parent_session_id = ?`,
+		t.BatchID, t.ParentSessionID).Scan(&b.Total, &b.Active)
 	if err != nil {
-		return nil, fmt.Errorf("read batch: %w", err)
+		return b, fmt.Errorf("read batch: %w", err)
 	}
-	defer rows.Close()
-	var out []sa.Task
-	for rows.Next() {
-		bt := sa.Task{ParentSessionID: t.ParentSessionID, BatchID: t.BatchID}
-		if err := rows.Scan(&bt.ID, &bt.Status); err != nil {
-			return nil, fmt.Errorf("read batch: %w", err)
-		}
-		out = append(out, bt)
+	if b.Active > 0 {
+		return b, nil
 	}
-	return out, rows.Err()
+	// Through tasks_batch: left to itself, SQLite walks all of the
+	// parent's tasks (tasks_parent gives the order).
+	rows, err := q.QueryContext(ctx, `SELECT id FROM tasks INDEXED BY tasks_batch
+		WHERE batch_id = ? AND parent_session_id = ? AND status = 'completed' ORDER BY created_at, id`,
+		t.BatchID, t.ParentSessionID)
+	if err != nil {
+		return b, fmt.Errorf("read batch: %w", err)
+	}
+	if b.Completed, err = collectStrings(rows); err != nil {
+		return b, fmt.Errorf("read batch: %w", err)
+	}
+	return b, nil
 }

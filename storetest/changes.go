@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -186,15 +187,14 @@ func testFinishTask(t *testing.T, factory Factory) {
 	ctx := context.Background()
 	st, _ := openStore(t, factory)
 	parent := mustCreate(t, st, user("Q"))
-	note := func(tk sa.Task, batch []sa.Task) sa.Message {
-		done := 0
-		for _, b := range batch {
-			if b.Status.Terminal() {
-				done++
-			}
-		}
+	var notedMu sync.Mutex
+	noted := map[string]sa.BatchState{} // what note was told, by task
+	note := func(tk sa.Task, batch sa.BatchState) sa.Message {
+		notedMu.Lock()
+		noted[tk.ID] = batch
+		notedMu.Unlock()
 		return sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{
-			sa.TextPart(fmt.Sprintf("✓ %s %s %d/%d", tk.Description, tk.Status, done, len(batch))), {Type: sa.PartText, Text: "hint", Hidden: true}}}
+			sa.TextPart(fmt.Sprintf("✓ %s %s %d/%d", tk.Description, tk.Status, batch.Done(), batch.Total)), {Type: sa.PartText, Text: "hint", Hidden: true}}}
 	}
 	finish := func(id string, status sa.TaskStatus) (sa.Task, sa.Message, error) {
 		return st.FinishTask(ctx, id, func(tk *sa.Task) error {
@@ -230,6 +230,9 @@ func testFinishTask(t *testing.T, factory Factory) {
 	}
 	if hist := texts(t, st, parent.ID); hist[len(hist)-1] != "✓ one completed 1/1" {
 		t.Fatalf("parent's last message = %q", hist[len(hist)-1])
+	}
+	if got := noted[tk.ID]; !reflect.DeepEqual(got, sa.BatchState{Total: 1, Completed: []string{tk.ID}}) {
+		t.Fatalf("batch of a task without one = %+v, want itself, completed", got)
 	}
 
 	// A second ending is refused and writes nothing: one terminal state,
@@ -296,6 +299,40 @@ func testFinishTask(t *testing.T, factory Factory) {
 	if strings.Join(counts, ",") != "1/2,2/2" {
 		t.Fatalf("batch counts in the notifications = %v, want [1/2 2/2]", counts)
 	}
+	// The first to end hears that one is still active; the last one gets
+	// the ids of the completed ones, oldest first.
+	first, last := noted[pair[0].ID], noted[pair[1].ID]
+	if last.Active == 1 {
+		first, last = last, first
+	}
+	if !reflect.DeepEqual(first, sa.BatchState{Total: 2, Active: 1}) ||
+		!reflect.DeepEqual(last, sa.BatchState{Total: 2, Completed: []string{pair[0].ID, pair[1].ID}}) {
+		t.Fatalf("the pair's batch states = %+v and %+v", first, last)
+	}
+
+	// A batch's failed task is counted, not listed among the completed.
+	mixedParent := mustCreate(t, st, user("Q"))
+	var mixed []sa.Task
+	for _, d := range []string{"m1", "m2", "m3"} {
+		spec := newTask(mixedParent.ID, d)
+		spec.Task.BatchID = "mixed"
+		tk := mustCreateTask(t, st, spec)
+		if _, err := st.UpdateTask(ctx, tk.ID, func(x *sa.Task) error { x.Status = sa.TaskRunning; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		mixed = append(mixed, tk)
+	}
+	for i, status := range []sa.TaskStatus{sa.TaskCompleted, sa.TaskError, sa.TaskCompleted} {
+		if _, _, err := finish(mixed[i].ID, status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := noted[mixed[1].ID]; !reflect.DeepEqual(got, sa.BatchState{Total: 3, Active: 1}) {
+		t.Fatalf("batch state at the second of three endings = %+v", got)
+	}
+	if got := noted[mixed[2].ID]; !reflect.DeepEqual(got, sa.BatchState{Total: 3, Completed: []string{mixed[0].ID, mixed[2].ID}}) {
+		t.Fatalf("batch state at the last ending = %+v, want the two completed", got)
+	}
 
 	// Not a terminal status: refused, nothing written.
 	other := running("other")
@@ -306,7 +343,7 @@ func testFinishTask(t *testing.T, factory Factory) {
 	}
 	// A notification that does not validate aborts the whole finish.
 	_, _, err = st.FinishTask(ctx, other.ID, func(tk *sa.Task) error { tk.Status = sa.TaskError; return nil },
-		func(sa.Task, []sa.Task) sa.Message { return sa.Message{Role: "robot"} })
+		func(sa.Task, sa.BatchState) sa.Message { return sa.Message{Role: "robot"} })
 	wantErrIs(t, err, sa.ErrInvalid, "an invalid notification")
 	if got, _ := st.Task(ctx, other.ID); got.Status != sa.TaskRunning {
 		t.Fatal("the task ended although its notification was refused")

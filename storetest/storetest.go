@@ -50,6 +50,7 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("ChangesFromConcurrentWriters", func(t *testing.T) { testChangesFromConcurrentWriters(t, factory) })
 	t.Run("ChangeNotifier", func(t *testing.T) { testChangeNotifier(t, factory) })
 	t.Run("FinishTask", func(t *testing.T) { testFinishTask(t, factory) })
+	t.Run("JoinActiveBatch", func(t *testing.T) { testJoinActiveBatch(t, factory) })
 	t.Run("Runners", func(t *testing.T) { testRunners(t, factory) })
 	t.Run("TurnLeases", func(t *testing.T) { testTurnLeases(t, factory) })
 	t.Run("TaskSessionLease", func(t *testing.T) { testTaskSessionLease(t, factory) })

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -297,5 +298,69 @@ func testTaskTransitions(t *testing.T, factory Factory) {
 	got, _ := st.Task(ctx, other.ID)
 	if wins.Load() != 1 || got.ResumeCount != 1 {
 		t.Fatalf("%d concurrent resumes won (resume count %d), want exactly 1", wins.Load(), got.ResumeCount)
+	}
+}
+
+// testJoinActiveBatch: a task created to join its parent's active batch
+// joins it while one of the batch is active, and keeps its own batch id
+// otherwise; launches at once never start two batches.
+func testJoinActiveBatch(t *testing.T, factory Factory) {
+	ctx := context.Background()
+	st, _ := openStore(t, factory)
+	parent := mustCreate(t, st, user("Q"))
+	joining := func(batch string) sa.NewTask {
+		nt := newTask(parent.ID, "t "+batch)
+		nt.Task.BatchID, nt.JoinActiveBatch = batch, true
+		return nt
+	}
+	first := mustCreateTask(t, st, joining("own-1"))
+	if first.BatchID != "own-1" {
+		t.Fatalf("with no active task, the batch is %q, want its own", first.BatchID)
+	}
+	second := mustCreateTask(t, st, joining("own-2"))
+	if second.BatchID != "own-1" {
+		t.Fatalf("while the first is active, the batch is %q, want the first's", second.BatchID)
+	}
+	// A task that does not ask keeps its own batch.
+	if alone := mustCreateTask(t, st, newTask(parent.ID, "alone")); alone.BatchID != "batch1" {
+		t.Fatalf("a task not joining has batch %q", alone.BatchID)
+	}
+	for _, tk := range []sa.Task{first, second} {
+		if _, _, err := st.FinishTask(ctx, tk.ID, func(x *sa.Task) error { x.Status = sa.TaskCancelled; return nil },
+			func(sa.Task, sa.BatchState) sa.Message {
+				return sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{sa.TextPart("ended")}}
+			}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// "alone" is still active, in its batch: a joining task joins it.
+	if got := mustCreateTask(t, st, joining("own-3")); got.BatchID != "batch1" {
+		t.Fatalf("the batch of the remaining active task is %q, want batch1", got.BatchID)
+	}
+
+	// Launches into a fresh session at once: one batch.
+	fresh := mustCreate(t, st, user("Q"))
+	var wg sync.WaitGroup
+	batches := make(chan string, 16)
+	for i := range 16 {
+		wg.Go(func() {
+			nt := newTask(fresh.ID, fmt.Sprintf("at once %d", i))
+			nt.Task.BatchID, nt.JoinActiveBatch = fmt.Sprintf("at-once-%d", i), true
+			tk, err := st.CreateTask(ctx, nt)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			batches <- tk.BatchID
+		})
+	}
+	wg.Wait()
+	close(batches)
+	seen := map[string]int{}
+	for b := range batches {
+		seen[b]++
+	}
+	if len(seen) != 1 {
+		t.Fatalf("16 launches at once made batches %v, want one", seen)
 	}
 }

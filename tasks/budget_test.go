@@ -393,7 +393,7 @@ func TestBudgetSeesWhatOtherProcessesSpent(t *testing.T) {
 	if _, _, err := h.store.FinishTask(ctx, remote.ID, func(tk *sa.Task) error {
 		tk.Status, tk.Result = sa.TaskCompleted, "done"
 		return nil
-	}, func(sa.Task, []sa.Task) sa.Message {
+	}, func(sa.Task, sa.BatchState) sa.Message {
 		return sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{sa.TextPart("remote finished")}}
 	}); err != nil {
 		t.Fatal(err)

@@ -40,6 +40,9 @@ type LaunchRequest struct {
 	// BatchID groups tasks launched together (by one parent turn); empty
 	// makes a batch of one.
 	BatchID string
+	// JoinActiveBatch puts the task in the batch of the parent's active
+	// tasks, if any (see sa.NewTask); BatchID, or a new batch, otherwise.
+	JoinActiveBatch bool
 	// Budget is what the task's tree may spend (see launchBudget).
 	Budget sa.Budget
 }
@@ -109,8 +112,9 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 			Budget:          budget,
 			RunnerID:        QueueRunner,
 		},
-		Fork:    req.Fork,
-		Session: sa.NewSession{Agent: profile.Name, Model: model, Title: strings.TrimSpace(req.Description), Origin: sa.OriginTask, Messages: first},
+		Fork:            req.Fork,
+		Session:         sa.NewSession{Agent: profile.Name, Model: model, Title: strings.TrimSpace(req.Description), Origin: sa.OriginTask, Messages: first},
+		JoinActiveBatch: req.JoinActiveBatch,
 	})
 }
 

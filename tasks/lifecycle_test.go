@@ -683,7 +683,7 @@ func TestRestartReconcilesRunningTasks(t *testing.T) {
 				_, _, err = h.store.FinishTask(context.Background(), waiting.ID, func(tk *sa.Task) error {
 					tk.Status = sa.TaskCompleted
 					return nil
-				}, func(sa.Task, []sa.Task) sa.Message { return user("done") })
+				}, func(sa.Task, sa.BatchState) sa.Message { return user("done") })
 			}
 			if err == nil {
 				_, err = h.store.UpdateTask(context.Background(), waiting.ID, func(tk *sa.Task) error {

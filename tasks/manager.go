@@ -103,9 +103,6 @@ type Manager struct {
 	// dispatch gets launched and resumed tasks run.
 	dispatch Dispatch
 
-	// launchLocks serialise the launches of one parent (by hash), so that
-	// two at once do not both start a batch.
-	launchLocks [32]sync.Mutex
 	// budgets are the running totals of budgeted task trees.
 	budgets budgetBook
 

@@ -10,7 +10,7 @@ import (
 
 // notification is the message a task's ending leaves in its parent
 // session: a visible line for people and a hidden hint for the model.
-func notification(t sa.Task, batch []sa.Task) sa.Message {
+func notification(t sa.Task, batch sa.BatchState) sa.Message {
 	return sa.Message{
 		Role: sa.RoleUser,
 		Kind: sa.KindNotification,
@@ -48,24 +48,12 @@ func visibleLine(t sa.Task) string {
 func elapsed(t sa.Task) time.Duration { return Duration(t, time.Now()) }
 
 // progressLine counts the batch's ended tasks.
-func progressLine(batch []sa.Task) string {
-	done, _ := batchCounts(batch)
-	return fmt.Sprintf("Task Progress: %d/%d", done, len(batch))
-}
-
-func batchCounts(batch []sa.Task) (done int, running []sa.Task) {
-	for _, b := range batch {
-		if b.Status.Active() {
-			running = append(running, b)
-		} else {
-			done++
-		}
-	}
-	return done, running
+func progressLine(batch sa.BatchState) string {
+	return fmt.Sprintf("Task Progress: %d/%d", batch.Done(), batch.Total)
 }
 
 // hint tells the model what happened and what it can do next.
-func hint(t sa.Task, batch []sa.Task) string {
+func hint(t sa.Task, batch sa.BatchState) string {
 	id := t.ID
 	var b strings.Builder
 	switch {
@@ -82,20 +70,13 @@ func hint(t sa.Task, batch []sa.Task) string {
 	default:
 		fmt.Fprintf(&b, "Background task %s (%q) failed: %s", id, t.Description, t.Error)
 	}
-	done, running := batchCounts(batch)
 	switch {
-	case len(running) > 0:
-		fmt.Fprintf(&b, "\n%d other task(s) still running. You may keep working, or wait for them with superagents_output (block: true); you will be notified as each one ends.", len(running))
-	case len(batch) > 1:
-		ids := make([]string, 0, len(batch))
-		for _, bt := range batch {
-			if bt.Status == sa.TaskCompleted {
-				ids = append(ids, bt.ID)
-			}
-		}
-		fmt.Fprintf(&b, "\nAll %d tasks finished.", done)
-		if len(ids) > 0 {
-			fmt.Fprintf(&b, " Read the results with superagents_output, task_id one of: %s.", strings.Join(ids, ", "))
+	case batch.Active > 0:
+		fmt.Fprintf(&b, "\n%d other task(s) still running. You may keep working, or wait for them with superagents_output (block: true); you will be notified as each one ends.", batch.Active)
+	case batch.Total > 1:
+		fmt.Fprintf(&b, "\nAll %d tasks finished.", batch.Done())
+		if len(batch.Completed) > 0 {
+			fmt.Fprintf(&b, " Read the results with superagents_output, task_id one of: %s.", strings.Join(batch.Completed, ", "))
 		}
 	}
 	return b.String()

@@ -2,8 +2,6 @@ package tasks
 
 import (
 	"context"
-	"fmt"
-	"hash/fnv"
 	"math"
 
 	sa "github.com/superagents/superagents"
@@ -66,38 +64,12 @@ func (m *Manager) SubmitFrom(ctx context.Context, caller, forkFrom string, in Ta
 		t, err = m.resume(ctx, in.Resume, in.Prompt, in.Agent)
 		return t, true, err
 	}
-	// Launches of one caller are serialised here, so that two at once
-	// cannot both start a batch.
-	lock := &m.launchLocks[lockIndex(caller, len(m.launchLocks))]
-	lock.Lock()
-	defer lock.Unlock()
-	batch, err := m.batchFor(ctx, caller)
-	if err != nil {
-		return sa.Task{}, false, err
-	}
+	// A task launched while others of the caller run joins their batch,
+	// chosen by the store as it creates the task.
 	t, err = m.Launch(ctx, LaunchRequest{
 		ParentSessionID: caller, Description: in.Description, Prompt: in.Prompt, Agent: in.Agent,
-		Fork: in.Fork, ForkFrom: forkFrom, Timeout: seconds(in.Timeout, m.limits.Timeout.Duration), BatchID: batch,
+		Fork: in.Fork, ForkFrom: forkFrom, Timeout: seconds(in.Timeout, m.limits.Timeout.Duration), JoinActiveBatch: true,
 		Budget: sa.Budget{MaxCost: in.MaxCost, MaxTokens: in.MaxTokens},
 	})
 	return t, false, err
-}
-
-// batchFor is the batch a new task of the caller joins: that of its
-// active tasks, or a new one.
-func (m *Manager) batchFor(ctx context.Context, caller string) (string, error) {
-	active, err := m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: caller, Active: true, IncludeCleared: true, Limit: 1})
-	if err != nil {
-		return "", fmt.Errorf("find the batch of session %s: %w", sa.ShortID(caller), err)
-	}
-	if len(active) > 0 && active[0].BatchID != "" {
-		return active[0].BatchID, nil
-	}
-	return sa.NewID(), nil
-}
-
-func lockIndex(key string, n int) int {
-	h := fnv.New32a()
-	h.Write([]byte(key))
-	return int(h.Sum32() % uint32(n))
 }

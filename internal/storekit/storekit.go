@@ -150,3 +150,13 @@ func PickID(what, ref, prefix string, ids []string) (string, error) {
 	}
 	return "", amb
 }
+
+// BatchOfOne is the batch state of a task launched without a batch, just
+// ended.
+func BatchOfOne(t sa.Task) sa.BatchState {
+	b := sa.BatchState{Total: 1}
+	if t.Status == sa.TaskCompleted {
+		b.Completed = []string{t.ID}
+	}
+	return b
+}
