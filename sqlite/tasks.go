@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 	"time"
 
 	sa "github.com/superagents/superagents"
@@ -118,6 +120,60 @@ func insertTask(ctx context.Context, tx *writeTx, t sa.Task) error {
 		return fmt.Errorf("insert task: %w", err)
 	}
 	return nil
+}
+
+// taskUpdates are the columns of a task that an update may change, each
+// with its value.
+var taskUpdates = []struct {
+	column string
+	value  func(t sa.Task) any
+}{
+	{"parent_message_id", func(t sa.Task) any { return t.ParentMessageID }},
+	{"parent_agent", func(t sa.Task) any { return t.ParentAgent }},
+	{"description", func(t sa.Task) any { return t.Description }},
+	{"prompt", func(t sa.Task) any { return t.Prompt }},
+	{"agent", func(t sa.Task) any { return t.Agent }},
+	{"status", func(t sa.Task) any { return string(t.Status) }},
+	{"started_at", func(t sa.Task) any { return nanos(t.StartedAt) }},
+	{"completed_at", func(t sa.Task) any { return nullNanos(t.CompletedAt) }},
+	{"result_retrieved_at", func(t sa.Task) any { return nullNanos(t.ResultRetrievedAt) }},
+	{"result", func(t sa.Task) any { return t.Result }},
+	{"error", func(t sa.Task) any { return t.Error }},
+	{"batch_id", func(t sa.Task) any { return t.BatchID }},
+	{"resume_count", func(t sa.Task) any { return t.ResumeCount }},
+	{"timeout_ms", func(t sa.Task) any { return t.Timeout.Duration().Milliseconds() }},
+	{"runner_id", func(t sa.Task) any { return t.RunnerID }},
+	{"cleared_at", func(t sa.Task) any { return nullNanos(t.ClearedAt) }},
+}
+
+// changedTaskColumns is the SET list (and its values) of the columns
+// whose values differ between old and updated, "" when none does. Only
+// those are written: SQLite rewrites the entries of every index on a
+// column that a SET names, changed or not, and a task has eight (a
+// progress update would rewrite its status in four).
+func changedTaskColumns(old, updated sa.Task) (string, []any, error) {
+	var set strings.Builder
+	var args []any
+	add := func(column string, value any) {
+		if set.Len() > 0 {
+			set.WriteString(", ")
+		}
+		set.WriteString(column + " = ?")
+		args = append(args, value)
+	}
+	for _, u := range taskUpdates {
+		if v := u.value(updated); v != u.value(old) {
+			add(u.column, v)
+		}
+	}
+	if !reflect.DeepEqual(old.Progress, updated.Progress) {
+		progress, err := json.Marshal(updated.Progress)
+		if err != nil {
+			return "", nil, fmt.Errorf("encode progress: %w", err)
+		}
+		add("progress", progress)
+	}
+	return set.String(), args, nil
 }
 
 // Task returns one task by its full id.
@@ -344,18 +400,14 @@ func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Tas
 	if err != nil {
 		return sa.Task{}, err
 	}
-	progress, err := json.Marshal(t.Progress)
+	set, args, err := changedTaskColumns(old, t)
 	if err != nil {
-		return sa.Task{}, fmt.Errorf("encode progress: %w", err)
+		return sa.Task{}, err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE tasks SET parent_message_id = ?, parent_agent = ?, description = ?, prompt = ?,
-		agent = ?, status = ?, started_at = ?, completed_at = ?, result_retrieved_at = ?, result = ?, error = ?,
-		progress = ?, batch_id = ?, resume_count = ?, timeout_ms = ?, runner_id = ?, cleared_at = ? WHERE id = ?`,
-		t.ParentMessageID, t.ParentAgent, t.Description, t.Prompt, t.Agent, t.Status, nanos(t.StartedAt),
-		nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), t.Result, t.Error, progress, t.BatchID,
-		t.ResumeCount, t.Timeout.Duration().Milliseconds(), t.RunnerID, nullNanos(t.ClearedAt), id)
-	if err != nil {
-		return sa.Task{}, fmt.Errorf("update task: %w", err)
+	if set != "" {
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET `+set+` WHERE id = ?`, append(args, id)...); err != nil {
+			return sa.Task{}, fmt.Errorf("update task: %w", err)
+		}
 	}
 	if err := tx.record(ctx, kind, t.ParentSessionID, t.ID, t); err != nil {
 		return sa.Task{}, err
