@@ -2,16 +2,13 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/pressly/goose/v3"
 
 	sa "github.com/superagents/superagents"
 )
@@ -134,18 +131,7 @@ func TestBatchCountsFilledOnUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Back to the schema before: its tasks as that schema wrote them.
-	db, err := sql.Open("sqlite", dsn(filepath.Join(dir, FileName), "immediate", false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, files, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, p := migrationsOf(t, filepath.Join(dir, FileName))
 	if _, err := p.DownTo(ctx, 6); err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,10 @@ import (
 	sa "github.com/superagents/superagents"
 )
 
-// TestUsageSumsFilledOnUpgrade: a store written before session_usage
-// existed gets the sums of the messages it already holds.
-func TestUsageSumsFilledOnUpgrade(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), FileName)
+// migrationsOf opens the database at path without migrating it, with
+// the schema's migrations, for a test to move it to a given version.
+func migrationsOf(t *testing.T, path string) (*sql.DB, *goose.Provider) {
+	t.Helper()
 	db, err := sql.Open("sqlite", dsn(path, "immediate", false))
 	if err != nil {
 		t.Fatal(err)
@@ -30,6 +29,15 @@ func TestUsageSumsFilledOnUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return db, p
+}
+
+// TestUsageSumsFilledOnUpgrade: a store written before session_usage
+// existed gets the sums of the messages it already holds.
+func TestUsageSumsFilledOnUpgrade(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	db, p := migrationsOf(t, path)
 	if _, err := p.UpTo(ctx, 5); err != nil {
 		t.Fatal(err)
 	}
