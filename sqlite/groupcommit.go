@@ -20,11 +20,13 @@ import (
 // transaction has committed, and the writes keep the order they queued
 // in.
 //
-// The transaction is committed by the caller of its first write (there is
-// no goroutine of the store's own to start and stop); it hands the next
-// batch to the caller of the oldest write still waiting.
+// The batches are committed by a goroutine that runs while writes wait,
+// started by the first write that finds none running, and gone once none
+// is left (so there is nothing to stop). Handing each batch to one of the
+// waiting callers instead left the writer idle until the scheduler ran
+// that caller: with many tasks running, for as long as a batch took.
 
-// maxBatch bounds a batch, and so how long its first caller waits.
+// maxBatch bounds a batch, and so how long its first write waits.
 const maxBatch = 128
 
 // writeRequest is a write waiting for its transaction.
@@ -35,14 +37,13 @@ type writeRequest struct {
 	// panicked holds what fn panicked with, to panic again in its caller.
 	panicked any
 	done     chan struct{} // closed once err is final
-	lead     chan struct{} // this caller is to commit the next batch
 }
 
 // writeQueue holds the writes waiting for a transaction.
 type writeQueue struct {
 	mu      sync.Mutex
 	pending []*writeRequest
-	busy    bool // a batch is being committed; pending is empty otherwise
+	busy    bool // the committer runs
 }
 
 // inWrite runs fn in a write transaction, committed when fn returns nil;
@@ -55,22 +56,15 @@ func (s *Store) inWrite(ctx context.Context, fn func(tx *writeTx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	req := &writeRequest{ctx: ctx, fn: fn, done: make(chan struct{}), lead: make(chan struct{}, 1)}
+	req := &writeRequest{ctx: ctx, fn: fn, done: make(chan struct{})}
 	q := &s.writes
 	q.mu.Lock()
 	q.pending = append(q.pending, req)
-	first := !q.busy
-	q.busy = true
-	q.mu.Unlock()
-	if !first {
-		select {
-		case <-req.done:
-		case <-req.lead:
-			s.commitNext()
-		}
-	} else {
-		s.commitNext()
+	if !q.busy {
+		q.busy = true
+		go s.commitWaiting()
 	}
+	q.mu.Unlock()
 	<-req.done
 	if req.panicked != nil {
 		panic(req.panicked)
@@ -78,27 +72,24 @@ func (s *Store) inWrite(ctx context.Context, fn func(tx *writeTx) error) error {
 	return req.err
 }
 
-// commitNext commits the oldest waiting writes (the caller's among them)
-// in one transaction, then hands the next batch to the caller of the
-// oldest write left, if any.
-func (s *Store) commitNext() {
+// commitWaiting commits the waiting writes, the oldest first, a batch at
+// a time, until none is left.
+func (s *Store) commitWaiting() {
 	q := &s.writes
-	q.mu.Lock()
-	n := min(len(q.pending), maxBatch)
-	batch := make([]*writeRequest, n)
-	copy(batch, q.pending)
-	q.pending = append(q.pending[:0], q.pending[n:]...)
-	q.mu.Unlock()
-
-	s.commitBatch(batch)
-
-	q.mu.Lock()
-	if len(q.pending) > 0 {
-		q.pending[0].lead <- struct{}{}
-	} else {
-		q.busy = false
+	for {
+		q.mu.Lock()
+		if len(q.pending) == 0 {
+			q.busy = false
+			q.mu.Unlock()
+			return
+		}
+		n := min(len(q.pending), maxBatch)
+		batch := make([]*writeRequest, n)
+		copy(batch, q.pending)
+		q.pending = append(q.pending[:0], q.pending[n:]...)
+		q.mu.Unlock()
+		s.commitBatch(batch)
 	}
-	q.mu.Unlock()
 }
 
 // commitBatch runs a batch's writes in one transaction and tells each
