@@ -450,6 +450,18 @@ type run struct {
 	tools    int  // tools running now
 	waiting  bool // waiting for the tasks its agent launched
 	ended    bool // the run is ending: a change it sees is its own
+	// progressSaving: saveProgress runs; progressChanged: progress
+	// changed since it last read it.
+	progressSaving, progressChanged bool
+}
+
+// progressCopy is the run's progress, shared with nothing. r.mu must be
+// held.
+func (r *run) progressCopy() sa.TaskProgress {
+	p := r.progress
+	p.ByName = maps.Clone(p.ByName)
+	p.LastTools = slices.Clone(p.LastTools)
+	return p
 }
 
 func (r *run) ending() bool {
@@ -618,16 +630,22 @@ func (m *Manager) end(r *run, o agent.Outcome, runErr error, ctx context.Context
 			errMsg = runErr.Error()
 		}
 	}
-	_, _ = m.finish(context.Background(), r.task.ID, status, result, errMsg, nil)
+	// The run's last progress goes with its ending: saves of progress
+	// are not waited for, and one still to come is refused once it ended.
+	r.mu.Lock()
+	progress := r.progressCopy()
+	r.mu.Unlock()
+	_, _ = finish(context.Background(), m.store, r.task.ID, status, result, errMsg, nil, &progress)
 }
 
 // finish ends a task in the store with its notification; check, if set,
 // may refuse based on the task as it is in the transaction.
 func (m *Manager) finish(ctx context.Context, id string, status sa.TaskStatus, result, errMsg string, check func(sa.Task) error) (sa.Task, error) {
-	return finish(ctx, m.store, id, status, result, errMsg, check)
+	return finish(ctx, m.store, id, status, result, errMsg, check, nil)
 }
 
-func finish(ctx context.Context, st sa.Tasks, id string, status sa.TaskStatus, result, errMsg string, check func(sa.Task) error) (sa.Task, error) {
+// finish ends a task; progress, if set, is stored with the ending.
+func finish(ctx context.Context, st sa.Tasks, id string, status sa.TaskStatus, result, errMsg string, check func(sa.Task) error, progress *sa.TaskProgress) (sa.Task, error) {
 	ended, _, err := st.FinishTask(ctx, id, func(t *sa.Task) error {
 		if !t.Status.Active() {
 			return fmt.Errorf("%w: task %s is %s already", sa.ErrConflict, sa.ShortID(t.ID), t.Status)
@@ -643,6 +661,9 @@ func finish(ctx context.Context, st sa.Tasks, id string, status sa.TaskStatus, r
 		now := time.Now()
 		t.Status, t.CompletedAt, t.RunnerID = status, &now, ""
 		t.Error = errMsg
+		if progress != nil {
+			t.Progress = *progress
+		}
 		switch {
 		case status == sa.TaskCompleted:
 			t.Result = result
@@ -684,17 +705,39 @@ func (m *Manager) observe(r *run, e agent.Event) {
 		r.mu.Unlock()
 		return
 	}
-	progress := r.progress
-	progress.ByName = maps.Clone(progress.ByName)
-	progress.LastTools = slices.Clone(progress.LastTools)
+	saving := r.progressSaving
+	r.progressSaving, r.progressChanged = true, true
 	r.mu.Unlock()
-	_, _ = m.store.UpdateTask(context.Background(), r.task.ID, func(tk *sa.Task) error {
-		if !tk.Status.Active() {
-			return errTaskEnded
+	if !saving {
+		m.wg.Add(1)
+		go m.saveProgress(r)
+	}
+}
+
+// saveProgress stores a run's progress until it has stored the latest.
+// The run does not wait for it (a write per model step would hold up each
+// step for a commit), and changes that come meanwhile are stored
+// together, as one.
+func (m *Manager) saveProgress(r *run) {
+	defer m.wg.Done()
+	for {
+		r.mu.Lock()
+		if !r.progressChanged || r.ended {
+			r.progressSaving = false
+			r.mu.Unlock()
+			return
 		}
-		tk.Progress = progress
-		return nil
-	})
+		progress := r.progressCopy()
+		r.progressChanged = false
+		r.mu.Unlock()
+		_, _ = m.store.UpdateTask(context.Background(), r.task.ID, func(tk *sa.Task) error {
+			if !tk.Status.Active() {
+				return errTaskEnded
+			}
+			tk.Progress = progress
+			return nil
+		})
+	}
 }
 
 // watchActivity ends a run that shows no progress for the inactivity

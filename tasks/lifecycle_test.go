@@ -973,3 +973,26 @@ func TestWorkAfterAPauseRegistersFirst(t *testing.T) {
 		t.Fatalf("the task ended %s %q, want completed", got.Status, got.Error)
 	}
 }
+
+// TestEndingStoresTheLastProgress: a run's progress is saved without the
+// run waiting for it (and its ending writes the last of it): a task that
+// made three tool calls ends with the three counted and named.
+func TestEndingStoresTheLastProgress(t *testing.T) {
+	var requests atomic.Int32 // the one task's requests come one at a time
+	h := newHarness(t, func(llmtest.Request) llmtest.Reply {
+		n := requests.Add(1)
+		if n > 3 {
+			return llmtest.Reply{Text: "done"}
+		}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall("bash", map[string]any{"command": fmt.Sprintf("echo call %d", n)})}}
+	})
+	parent := h.parent(user("parent: hi"))
+	task := h.launch(parent.ID, tasks.LaunchRequest{Description: "three calls"})
+	got := h.wait(task.ID)
+	if got.Status != sa.TaskCompleted {
+		t.Fatalf("task ended %s %q", got.Status, got.Error)
+	}
+	if got.Progress.ToolCalls != 3 || got.Progress.ByName["bash"] != 3 || len(got.Progress.LastTools) != 3 {
+		t.Fatalf("stored progress at the end = %+v, want the three bash calls", got.Progress)
+	}
+}

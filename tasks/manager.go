@@ -441,7 +441,7 @@ func reconcile(ctx context.Context, st sa.Store, self sa.Runner, stale time.Dura
 				return fmt.Errorf("%w: task %s has a live runner", sa.ErrConflict, cur.ID)
 			}
 			return nil
-		})
+		}, nil)
 		if err == nil {
 			ended++
 		}
