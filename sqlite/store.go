@@ -125,7 +125,9 @@ func OpenDir(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 // Reads go through a memory map of the file (up to 256 MB of address
 // space per connection): reading a long history through read calls, a
 // page at a time, took 40% of `superagents history`. Writes and the WAL
-// are unchanged.
+// are unchanged. Temporary files stay in memory: each write of a shared
+// transaction runs in a savepoint (see inWrite), whose copies of the
+// pages it changes went to a temporary file, a write call per page.
 func dsn(path, txlock string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(5000)")
@@ -133,6 +135,7 @@ func dsn(path, txlock string, readOnly bool) string {
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "mmap_size(268435456)")
+	q.Add("_pragma", "temp_store(MEMORY)")
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	}
