@@ -46,6 +46,12 @@ type Sessions interface {
 	// History returns the effective history of a session, as built by
 	// BuildHistory from a consistent snapshot.
 	History(ctx context.Context, sessionID string) ([]Message, error)
+	// MessagesAfter returns the messages stored in the session itself
+	// after the message afterID, oldest first: its own rows, not its
+	// history (nothing inherited through a fork; no clear or compaction
+	// applied). It answers "what came since" without reading the whole
+	// history.
+	MessagesAfter(ctx context.Context, sessionID string, afterID int64) ([]Message, error)
 	// DeleteSession deletes a session. If sessions were forked from it, it
 	// is hidden and its rows are kept until no descendant needs them: no
 	// other session's history ever changes. Its tasks leave every listing,

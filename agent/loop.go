@@ -195,12 +195,14 @@ func (r *run) repairDangling(ctx context.Context) error {
 // notifiedSince reports whether a notification was stored in the session
 // after the message with id seen.
 func (r *run) notifiedSince(ctx context.Context, seen int64) (bool, error) {
-	history, err := r.loop.Store.History(ctx, r.sessionID)
+	// The session's own rows after seen, not its history: whatever came
+	// since is there, and a long history is not read again at every turn.
+	since, err := r.loop.Store.MessagesAfter(ctx, r.sessionID, seen)
 	if err != nil {
-		return false, fmt.Errorf("read history: %w", err)
+		return false, fmt.Errorf("read the session's latest messages: %w", err)
 	}
-	for i := len(history) - 1; i >= 0 && history[i].ID > seen; i-- {
-		if history[i].Kind == sa.KindNotification {
+	for _, m := range since {
+		if m.Kind == sa.KindNotification {
 			return true, nil
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	sa "github.com/superagents/superagents"
@@ -316,6 +317,23 @@ func (s *Store) History(ctx context.Context, sessionID string) ([]sa.Message, er
 		return nil, fmt.Errorf("history of session %s: %w", sessionID, err)
 	}
 	return history, nil
+}
+
+// MessagesAfter returns a live session's own messages after afterID.
+func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int64) ([]sa.Message, error) {
+	var msgs []sa.Message
+	err := s.inRead(ctx, func(q querier) error {
+		if _, err := liveSession(ctx, q, sessionID); err != nil {
+			return err
+		}
+		var err error
+		msgs, err = lineage{q}.Messages(ctx, sessionID, afterID, math.MaxInt64)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("messages of session %s: %w", sessionID, err)
+	}
+	return msgs, nil
 }
 
 // lineage is the LineageReader over one transaction. It sees deleted

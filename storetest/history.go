@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -255,4 +256,49 @@ func testReopen(t *testing.T, factory Factory) {
 
 func diffMessages(want, got sa.Message) string {
 	return cmp.Diff(want, got, cmpopts.EquateEmpty())
+}
+
+// testMessagesAfter: a session's own messages after one of them, oldest
+// first; nothing a fork inherited, and a clear changes nothing of them.
+func testMessagesAfter(t *testing.T, factory Factory) {
+	ctx := context.Background()
+	st, _ := openStore(t, factory)
+	parent := mustCreate(t, st, user("p1"), agent("p2"))
+	child := mustFork(t, st, parent.ID)
+	p3 := mustAppend(t, st, parent.ID, user("p3"))[0] // the parent's, after the fork
+	own := mustAppend(t, st, child.ID, user("c1"), sa.Message{Role: sa.RoleUser, Kind: sa.KindClear}, agent("c2"))
+	textsOf := func(msgs []sa.Message) []string {
+		out := []string{}
+		for _, m := range msgs {
+			out = append(out, m.Text()+"/"+string(m.Kind))
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name    string
+		session string
+		after   int64
+		want    []string
+	}{
+		{"all of a fork's own", child.ID, 0, []string{"c1/message", "/clear", "c2/message"}},
+		{"after one of them", child.ID, own[0].ID, []string{"/clear", "c2/message"}},
+		{"after the last", child.ID, own[2].ID, []string{}},
+		{"the parent's, after the fork", parent.ID, p3.ID - 1, []string{"p3/message"}},
+	} {
+		got, err := st.MessagesAfter(ctx, tt.session, tt.after)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if diff := cmp.Diff(tt.want, textsOf(got)); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", tt.name, diff)
+		}
+		for _, m := range got {
+			if m.SessionID != tt.session || m.ID <= tt.after {
+				t.Errorf("%s: message %d of session %s", tt.name, m.ID, m.SessionID)
+			}
+		}
+	}
+	if _, err := st.MessagesAfter(ctx, "no-such-session-000000000000", 0); !errors.Is(err, sa.ErrNotFound) {
+		t.Errorf("an unknown session: %v, want not found", err)
+	}
 }

@@ -34,6 +34,7 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("Seed004Walkthrough", func(t *testing.T) { testSeed004Walkthrough(t, factory) })
 	t.Run("ForkAndClear", func(t *testing.T) { testForkAndClear(t, factory) })
 	t.Run("ForkWritesOneRow", func(t *testing.T) { testForkWritesNoMessages(t, factory) })
+	t.Run("MessagesAfter", func(t *testing.T) { testMessagesAfter(t, factory) })
 	t.Run("Reopen", func(t *testing.T) { testReopen(t, factory) })
 	t.Run("Delete", func(t *testing.T) { testDelete(t, factory) })
 	t.Run("ReplayMatchesCopyModel", func(t *testing.T) { testReplayProperty(t, factory) })
