@@ -77,7 +77,10 @@ func TestGroupCommit(t *testing.T) {
 		}
 		panic("boom")
 	})
-	queue("duplicate", ctx, insert("ok-1")) // a constraint error in the transaction
+	// A constraint error in the shared transaction: the first write's
+	// runner, committed before any of these runs (the queued writes start
+	// in any order, so not one of theirs).
+	queue("duplicate", ctx, insert("first"))
 	queue("gave up", gaveUp, insert("gave up"))
 	queue("ok-2", ctx, insert("ok-2"))
 	// Wait until all six wait behind the first, then give up on one.
