@@ -98,3 +98,50 @@ func BuildHistory(ctx context.Context, r LineageReader, sessionID string) ([]Mes
 	// the history grows.
 	return slices.Concat(parts...), nil
 }
+
+// MessageMatch selects messages by kind or role: a message matches when
+// its kind is one of Kinds or its role one of Roles. The zero value
+// matches nothing.
+type MessageMatch struct {
+	Kinds []Kind
+	Roles []Role
+}
+
+// Matches reports whether m matches.
+func (mm MessageMatch) Matches(m Message) bool {
+	return slices.Contains(mm.Kinds, m.Kind) || slices.Contains(mm.Roles, m.Role)
+}
+
+// LatestReader is a LineageReader that can also find the newest matching
+// message of one session's own messages, without reading the others.
+type LatestReader interface {
+	LineageReader
+	// Latest returns the newest of the session's own messages with an id
+	// in (after, upto] that matches, and false when none does. match is
+	// never the zero value.
+	Latest(ctx context.Context, sessionID string, after, upto int64, match MessageMatch) (Message, bool, error)
+}
+
+// LatestInHistory returns the newest message of a session's effective
+// history that matches: the last match in BuildHistory's result, found
+// from the newest segment back, so that a long history is not read to
+// learn what its end holds.
+func LatestInHistory(ctx context.Context, r LatestReader, sessionID string, match MessageMatch) (Message, bool, error) {
+	segments, err := PlanHistory(ctx, r, sessionID)
+	if err != nil || len(match.Kinds)+len(match.Roles) == 0 {
+		return Message{}, false, err
+	}
+	for _, seg := range slices.Backward(segments) {
+		if seg.After >= seg.Upto {
+			continue
+		}
+		m, ok, err := r.Latest(ctx, seg.SessionID, seg.After, seg.Upto, match)
+		if err != nil {
+			return Message{}, false, fmt.Errorf("read messages of session %s: %w", seg.SessionID, err)
+		}
+		if ok {
+			return m, true, nil
+		}
+	}
+	return Message{}, false, nil
+}

@@ -52,6 +52,11 @@ type Sessions interface {
 	// applied). It answers "what came since" without reading the whole
 	// history.
 	MessagesAfter(ctx context.Context, sessionID string, afterID int64) ([]Message, error)
+	// LatestMessage returns the newest message of a session's effective
+	// history that matches (the last match in what History returns), and
+	// false when none does. It reads from the end, so its cost does not
+	// grow with the history.
+	LatestMessage(ctx context.Context, sessionID string, match MessageMatch) (Message, bool, error)
 	// DeleteSession deletes a session. If sessions were forked from it, it
 	// is hidden and its rows are kept until no descendant needs them: no
 	// other session's history ever changes. Its tasks leave every listing,

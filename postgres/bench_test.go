@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/postgres"
 	"github.com/superagents/superagents/postgres/pgtest"
@@ -55,6 +57,33 @@ func BenchmarkForkBytes(b *testing.B) {
 }
 
 func BenchmarkReplayChain(b *testing.B) { storetest.BenchReplayChain(b, opener()) }
+
+// BenchmarkLatestMessage analyzes the messages table once the history is
+// written, as autovacuum does a little later: with the statistics of an
+// empty table the planner expects a session to hold two messages, and
+// reads them all.
+func BenchmarkLatestMessage(b *testing.B) {
+	var url string
+	open := func(b *testing.B) sa.Store {
+		url = pgtest.URL(b)
+		st, err := postgres.Open(context.Background(), url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { st.Close() })
+		return st
+	}
+	storetest.BenchLatestMessage(b, open, func(b *testing.B) {
+		conn, err := pgx.Connect(context.Background(), url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), `ANALYZE messages`); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
 
 func BenchmarkAppend(b *testing.B) { storetest.BenchAppend(b, opener()) }
 

@@ -392,6 +392,27 @@ func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int
 	return msgs, nil
 }
 
+// LatestMessage returns the newest message of a live session's history
+// that matches.
+func (s *Store) LatestMessage(ctx context.Context, sessionID string, match sa.MessageMatch) (sa.Message, bool, error) {
+	var (
+		m  sa.Message
+		ok bool
+	)
+	err := s.inRead(ctx, func(q querier) error {
+		if _, err := liveSession(ctx, q, sessionID, ""); err != nil {
+			return err
+		}
+		var err error
+		m, ok, err = sa.LatestInHistory(ctx, lineage{q}, sessionID, match)
+		return err
+	})
+	if err != nil {
+		return sa.Message{}, false, fmt.Errorf("latest message of session %s: %w", sessionID, err)
+	}
+	return m, ok, nil
+}
+
 // lineage is the LineageReader over one transaction. It sees deleted
 // sessions too: their messages are still part of their descendants'
 // histories.
@@ -418,28 +439,65 @@ func (l lineage) LastClear(ctx context.Context, id string, upto int64) (int64, e
 }
 
 func (l lineage) Messages(ctx context.Context, id string, after, upto int64) ([]sa.Message, error) {
-	rows, err := l.q.Query(ctx, `SELECT id, session_id, role, kind, parts, summary, model,
-		input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at
+	rows, err := l.q.Query(ctx, `SELECT `+messageColumns+`
 		FROM messages WHERE session_id = $1 AND id > $2 AND id <= $3 ORDER BY id`, id, after, upto)
 	if err != nil {
 		return nil, err
 	}
+	return readMessages(rows)
+}
+
+func (l lineage) Latest(ctx context.Context, id string, after, upto int64, match sa.MessageMatch) (sa.Message, bool, error) {
+	kinds := make([]string, len(match.Kinds))
+	for i, k := range match.Kinds {
+		kinds[i] = string(k)
+	}
+	roles := make([]string, len(match.Roles))
+	for i, r := range match.Roles {
+		roles[i] = string(r)
+	}
+	// Walks the (session_id, id) index from the newest message back to
+	// the first that matches; the order is the index's own, so that the
+	// planner sees it serves the LIMIT.
+	rows, err := l.q.Query(ctx, `SELECT `+messageColumns+`
+		FROM messages WHERE session_id = $1 AND id > $2 AND id <= $3 AND (kind = ANY($4) OR role = ANY($5))
+		ORDER BY session_id DESC, id DESC LIMIT 1`, id, after, upto, kinds, roles)
+	if err != nil {
+		return sa.Message{}, false, err
+	}
+	msgs, err := readMessages(rows)
+	if err != nil || len(msgs) == 0 {
+		return sa.Message{}, false, err
+	}
+	return msgs[0], true, nil
+}
+
+// messageColumns are the columns readMessages reads.
+const messageColumns = `id, session_id, role, kind, parts, summary, model,
+		input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at`
+
+// readMessages reads the rows of a query of messageColumns and closes them.
+func readMessages(rows pgx.Rows) ([]sa.Message, error) {
 	defer rows.Close()
 	var out []sa.Message
+	// The scan destinations are declared once: Scan takes their
+	// addresses, so declared in the loop each row would allocate them.
+	var (
+		m       sa.Message
+		created int64
+	)
+	u := &m.Usage
+	dest := []any{&m.ID, &m.SessionID, &m.Role, &m.Kind, nil, &m.Summary, binTo{&m.Model},
+		&u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &created}
 	for rows.Next() {
-		var (
-			m       sa.Message
-			created int64
-		)
-		u := &m.Usage
+		m = sa.Message{}
 		// parts is read as raw bytes, valid until the next row: decoded
 		// at once, so no copy is needed.
 		raw := rows.RawValues()
-		if len(raw) != 12 {
+		if len(raw) != len(dest) {
 			return nil, fmt.Errorf("read messages: %d columns", len(raw))
 		}
-		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Kind, nil, &m.Summary, binTo{&m.Model},
-			&u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &created); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal(raw[4], &m.Parts); err != nil {

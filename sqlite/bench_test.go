@@ -45,6 +45,8 @@ func BenchmarkForkBytes(b *testing.B) {
 
 func BenchmarkReplayChain(b *testing.B) { storetest.BenchReplayChain(b, openBench) }
 
+func BenchmarkLatestMessage(b *testing.B) { storetest.BenchLatestMessage(b, openBench, nil) }
+
 func BenchmarkAppend(b *testing.B) { storetest.BenchAppend(b, openBench) }
 
 func BenchmarkParallelAppend(b *testing.B) { storetest.BenchParallelAppend(b, openBench) }

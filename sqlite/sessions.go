@@ -336,6 +336,27 @@ func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int
 	return msgs, nil
 }
 
+// LatestMessage returns the newest message of a live session's history
+// that matches.
+func (s *Store) LatestMessage(ctx context.Context, sessionID string, match sa.MessageMatch) (sa.Message, bool, error) {
+	var (
+		m  sa.Message
+		ok bool
+	)
+	err := s.inRead(ctx, func(q querier) error {
+		if _, err := liveSession(ctx, q, sessionID); err != nil {
+			return err
+		}
+		var err error
+		m, ok, err = sa.LatestInHistory(ctx, lineage{q}, sessionID, match)
+		return err
+	})
+	if err != nil {
+		return sa.Message{}, false, fmt.Errorf("latest message of session %s: %w", sessionID, err)
+	}
+	return m, ok, nil
+}
+
 // lineage is the LineageReader over one transaction. It sees deleted
 // sessions too: their messages are still part of their descendants'
 // histories.
@@ -370,26 +391,69 @@ func (l lineage) Messages(ctx context.Context, id string, after, upto int64) ([]
 	if err != nil {
 		return nil, err
 	}
-	// The session id is the one asked for: not read again per message.
-	rows, err := l.q.QueryContext(ctx, `SELECT id, role, kind, parts, summary, model,
-		input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at
+	rows, err := l.q.QueryContext(ctx, `SELECT `+messageColumns+`
 		FROM messages WHERE session_id = ? AND id > ? AND id <= ? ORDER BY id`, id, after, upto)
 	if err != nil {
 		return nil, err
 	}
+	return readMessages(rows, id, n)
+}
+
+func (l lineage) Latest(ctx context.Context, id string, after, upto int64, match sa.MessageMatch) (sa.Message, bool, error) {
+	args := []any{id, after, upto}
+	var conds []string
+	if len(match.Kinds) > 0 {
+		conds = append(conds, "kind IN ("+placeholders(len(match.Kinds))+")")
+		for _, k := range match.Kinds {
+			args = append(args, string(k))
+		}
+	}
+	if len(match.Roles) > 0 {
+		conds = append(conds, "role IN ("+placeholders(len(match.Roles))+")")
+		for _, r := range match.Roles {
+			args = append(args, string(r))
+		}
+	}
+	// Walks the (session_id, id) index from the newest message back to
+	// the first that matches.
+	rows, err := l.q.QueryContext(ctx, `SELECT `+messageColumns+`
+		FROM messages WHERE session_id = ? AND id > ? AND id <= ? AND (`+strings.Join(conds, " OR ")+`)
+		ORDER BY id DESC LIMIT 1`, args...)
+	if err != nil {
+		return sa.Message{}, false, err
+	}
+	msgs, err := readMessages(rows, id, 1)
+	if err != nil || len(msgs) == 0 {
+		return sa.Message{}, false, err
+	}
+	return msgs[0], true, nil
+}
+
+// messageColumns are the columns readMessages reads. The session id is not
+// among them: it is the one asked for, not read again per message.
+const messageColumns = `id, role, kind, parts, summary, model,
+		input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at`
+
+// readMessages reads the rows of a query of messageColumns, all of session
+// id, and closes them; n is the expected count (the result's capacity).
+func readMessages(rows *sql.Rows, id string, n int) ([]sa.Message, error) {
 	defer rows.Close()
 	out := make([]sa.Message, 0, n)
+	// The scan destinations are declared once: Scan takes their
+	// addresses, so declared in the loop each row would allocate them.
+	var (
+		m       sa.Message
+		parts   sql.RawBytes // decoded at once, so no copy is needed
+		summary int
+		created int64
+		err     error
+	)
+	u := &m.Usage
+	dest := []any{&m.ID, &m.Role, &m.Kind, &parts, &summary, &m.Model,
+		&u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &created}
 	for rows.Next() {
-		var (
-			m       sa.Message
-			parts   sql.RawBytes // decoded at once, so no copy is needed
-			summary int
-			created int64
-		)
-		u := &m.Usage
-		m.SessionID = id
-		if err := rows.Scan(&m.ID, &m.Role, &m.Kind, &parts, &summary, &m.Model,
-			&u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &created); err != nil {
+		m = sa.Message{SessionID: id}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		if m.Parts, err = decodeParts(parts); err != nil {
@@ -399,4 +463,9 @@ func (l lineage) Messages(ctx context.Context, id string, after, upto int64) ([]
 		out = append(out, m)
 	}
 	return out, rows.Err()
+}
+
+// placeholders returns n comma-separated parameters, for an IN list.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }

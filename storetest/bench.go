@@ -54,6 +54,38 @@ func BenchFork(b *testing.B, open Opener) {
 	}
 }
 
+// BenchLatestMessage finds the newest notification or answer of
+// sessions of growing histories, its last message a notification: the
+// question a task's ending asks of its parent. It must stay flat. settle,
+// when not nil, runs once the history is written (PostgreSQL plans by
+// statistics that its autovacuum brings up to date some time later).
+func BenchLatestMessage(b *testing.B, open Opener, settle func(b *testing.B)) {
+	match := sa.MessageMatch{Kinds: []sa.Kind{sa.KindNotification}, Roles: []sa.Role{sa.RoleAssistant}}
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			ctx := context.Background()
+			st := open(b)
+			s, err := st.CreateSession(ctx, sa.NewSession{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			Fill(b, st, s.ID, n)
+			if _, err := st.Append(ctx, s.ID, sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{sa.TextPart("done")}}); err != nil {
+				b.Fatal(err)
+			}
+			if settle != nil {
+				settle(b)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if m, ok, err := st.LatestMessage(ctx, s.ID, match); err != nil || !ok || m.Kind != sa.KindNotification {
+					b.Fatalf("latest: %+v %v %v", m, ok, err)
+				}
+			}
+		})
+	}
+}
+
 // BenchForkBytes reports how much the database grows per fork; size says
 // how big the store's data is now, with whatever settling it needs first.
 func BenchForkBytes(b *testing.B, open Opener, size func(b *testing.B, st sa.Store) int64) {

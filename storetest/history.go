@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -299,6 +300,69 @@ func testMessagesAfter(t *testing.T, factory Factory) {
 		}
 	}
 	if _, err := st.MessagesAfter(ctx, "no-such-session-000000000000", 0); !errors.Is(err, sa.ErrNotFound) {
+		t.Errorf("an unknown session: %v, want not found", err)
+	}
+}
+
+// testLatestMessage: the newest match of a session's history, its own
+// messages first, then what it inherited up to its fork point, never
+// past a clear; always the last match of what History returns.
+func testLatestMessage(t *testing.T, factory Factory) {
+	ctx := context.Background()
+	st, _ := openStore(t, factory)
+	note := func(text string) sa.Message {
+		return sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{sa.TextPart(text)}}
+	}
+	parent := mustCreate(t, st, user("p1"), note("p2"), agent("p3"), note("p4"), user("p5"))
+	child := mustFork(t, st, parent.ID)
+	mustAppend(t, st, parent.ID, note("p6"), agent("p7")) // after the fork: not the child's
+	mustAppend(t, st, child.ID, user("c1"))
+	cleared := mustFork(t, st, parent.ID)
+	mustAppend(t, st, cleared.ID, sa.Message{Role: sa.RoleUser, Kind: sa.KindClear}, user("k1"))
+	grandchild := mustFork(t, st, child.ID)
+	mustAppend(t, st, grandchild.ID, agent("g1"), user("g2"))
+
+	notes := sa.MessageMatch{Kinds: []sa.Kind{sa.KindNotification}}
+	notesOrAnswers := sa.MessageMatch{Kinds: []sa.Kind{sa.KindNotification}, Roles: []sa.Role{sa.RoleAssistant}}
+	for _, tt := range []struct {
+		name    string
+		session string
+		match   sa.MessageMatch
+		want    string // the text of the match; "" for none
+	}{
+		{"the session's own newest", parent.ID, notesOrAnswers, "p7"},
+		{"by kind alone", parent.ID, notes, "p6"},
+		{"by role alone", parent.ID, sa.MessageMatch{Roles: []sa.Role{sa.RoleUser}}, "p6"},
+		{"inherited, up to the fork point", child.ID, notesOrAnswers, "p4"},
+		{"two generations up", grandchild.ID, notes, "p4"},
+		{"own before inherited", grandchild.ID, notesOrAnswers, "g1"},
+		{"nothing before a clear", cleared.ID, notesOrAnswers, ""},
+		{"the zero match matches nothing", parent.ID, sa.MessageMatch{}, ""},
+	} {
+		got, ok, err := st.LatestMessage(ctx, tt.session, tt.match)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if ok != (tt.want != "") || got.Text() != tt.want {
+			t.Errorf("%s: got %q (found %v), want %q", tt.name, got.Text(), ok, tt.want)
+		}
+		// The same as the last match of the whole history.
+		hist, err := st.History(ctx, tt.session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last sa.Message
+		for _, m := range slices.Backward(hist) {
+			if tt.match.Matches(m) {
+				last = m
+				break
+			}
+		}
+		if diff := cmp.Diff(last, got); diff != "" {
+			t.Errorf("%s: not the history's last match (-history +latest)\n%s", tt.name, diff)
+		}
+	}
+	if _, _, err := st.LatestMessage(ctx, "no-such-session-000000000000", notes); !errors.Is(err, sa.ErrNotFound) {
 		t.Errorf("an unknown session: %v, want not found", err)
 	}
 }

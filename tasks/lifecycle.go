@@ -403,19 +403,12 @@ func (m *Manager) WakeMark(ctx context.Context, sessionID string) (int64, error)
 // unseen returns the id of the newest task notification of a session that
 // its agent has not answered yet (it came after its last message), or 0.
 func (m *Manager) unseen(ctx context.Context, sessionID string) (int64, error) {
-	history, err := m.store.History(ctx, sessionID)
-	if err != nil {
+	last, ok, err := m.store.LatestMessage(ctx, sessionID, sa.MessageMatch{
+		Kinds: []sa.Kind{sa.KindNotification}, Roles: []sa.Role{sa.RoleAssistant}})
+	if err != nil || !ok || last.Kind != sa.KindNotification {
 		return 0, err
 	}
-	for i := len(history) - 1; i >= 0; i-- {
-		switch {
-		case history[i].Kind == sa.KindNotification:
-			return history[i].ID, nil
-		case history[i].Role == sa.RoleAssistant:
-			return 0, nil
-		}
-	}
-	return 0, nil
+	return last.ID, nil
 }
 
 // partial returns the text of the task session's latest answer.
