@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/compact"
@@ -45,9 +44,6 @@ func (r *run) compactIfDue(ctx context.Context, history []sa.Message, specs []sa
 	r.out.Usage = r.out.Usage.Add(res.Summary.Usage)
 	r.emit(Event{Type: EventMessage, Step: r.out.Steps, Message: &res.Summary})
 	r.emit(Event{Type: EventCompacted, Step: r.out.Steps, Message: &res.Summary})
-	history, err = r.loop.Store.History(ctx, r.sessionID)
-	if err != nil {
-		return nil, fmt.Errorf("read history: %w", err)
-	}
-	return history, nil
+	r.read = false // a compaction starts the history anew
+	return r.readHistory(ctx)
 }

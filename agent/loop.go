@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -114,6 +115,41 @@ type run struct {
 	out       Outcome
 	seen      map[string]int // call key → times called this turn
 	mu        sync.Mutex     // serializes OnEvent
+	// history is the session's history as last read (see readHistory);
+	// read tells an empty one from none.
+	history []sa.Message
+	read    bool
+}
+
+// readHistory returns the session's history. The first read of a turn
+// reads it whole; the later ones add the session's own messages stored
+// since (its answers and tool results, notifications), so that a long
+// history is not read again at every model request. That is the whole
+// history as long as none of them is a clear, which starts it anew: then
+// it is read whole again.
+func (r *run) readHistory(ctx context.Context) ([]sa.Message, error) {
+	if r.read {
+		var last int64
+		if n := len(r.history); n > 0 {
+			last = r.history[n-1].ID
+		}
+		// Ids follow commit order in both stores: whatever was stored
+		// since the last read has a greater id than all it returned.
+		since, err := r.loop.Store.MessagesAfter(ctx, r.sessionID, last)
+		if err != nil {
+			return nil, fmt.Errorf("read history: %w", err)
+		}
+		if !slices.ContainsFunc(since, func(m sa.Message) bool { return m.Kind == sa.KindClear }) {
+			r.history = append(r.history, since...)
+			return r.history, nil
+		}
+	}
+	history, err := r.loop.Store.History(ctx, r.sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	r.history, r.read = history, true
+	return history, nil
 }
 
 func (r *run) emit(e Event) {
@@ -177,9 +213,9 @@ func (r *run) turn(ctx context.Context, input []sa.Message) (Outcome, error) {
 // repairDangling answers tool calls left without a result by an earlier,
 // interrupted turn, so the session is consistent before it continues.
 func (r *run) repairDangling(ctx context.Context) error {
-	history, err := r.loop.Store.History(ctx, r.sessionID)
+	history, err := r.readHistory(ctx)
 	if err != nil {
-		return fmt.Errorf("read history: %w", err)
+		return err
 	}
 	dangling := danglingCalls(history)
 	if len(dangling) == 0 {
@@ -213,9 +249,9 @@ func (r *run) notifiedSince(ctx context.Context, seen int64) (bool, error) {
 // tool calls the model made and the id of the newest message the request
 // held.
 func (r *run) step(ctx context.Context) ([]sa.Part, int64, error) {
-	history, err := r.loop.Store.History(ctx, r.sessionID)
+	history, err := r.readHistory(ctx)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read history: %w", err)
+		return nil, 0, err
 	}
 	var specs []sa.ToolSpec
 	if r.loop.Tools != nil {

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // fixture is a real store, a real workspace with the built-in tools, and
 // the real OpenAI SDK talking to a fake server.
 type fixture struct {
-	t       *testing.T
+	t       testing.TB
 	store   *sqlite.Store
 	srv     *llmtest.Server
 	ws      *tools.Workspace
@@ -35,7 +35,7 @@ type fixture struct {
 	session sa.Session
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	st, err := sqlite.OpenDir(context.Background(), t.TempDir())
 	if err != nil {
@@ -317,5 +317,79 @@ func TestNotificationDuringTheLastRequestIsAnswered(t *testing.T) {
 	f.srv.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "plain"} })
 	if out, err := f.run(context.Background(), "again"); err != nil || out.Steps != 1 {
 		t.Fatalf("outcome = %+v, %v", out, err)
+	}
+}
+
+// historyReads counts the whole-history reads of a real store.
+type historyReads struct {
+	sa.Sessions
+	n atomic.Int32
+}
+
+func (h *historyReads) History(ctx context.Context, id string) ([]sa.Message, error) {
+	h.n.Add(1)
+	return h.Sessions.History(ctx, id)
+}
+
+// TestEachRequestHoldsTheWholeHistory: a turn reads the history whole
+// once, then only what was stored since; each request still holds
+// exactly what History holds at that moment, with what another writer
+// stored meanwhile (a notification), and after a clear nothing from
+// before it (read whole again).
+func TestEachRequestHoldsTheWholeHistory(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	reads := &historyReads{Sessions: f.store}
+	f.loop.Store = reads
+	var calls atomic.Int32
+	f.srv.Handle(func(req llmtest.Request) llmtest.Reply {
+		hist, err := f.store.History(ctx, f.session.ID)
+		if err != nil {
+			t.Error(err)
+		}
+		var body struct {
+			Messages []json.RawMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(req.Body, &body); err != nil {
+			t.Error(err)
+		}
+		n := calls.Add(1)
+		// The system prompt, then one message each.
+		if len(body.Messages) != 1+len(hist) {
+			t.Errorf("request %d holds %d messages, the history %d (and the system prompt)", n, len(body.Messages), len(hist))
+		}
+		text := string(req.Body)
+		switch n {
+		case 1:
+			if _, err := f.store.Append(ctx, f.session.ID, sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification,
+				Parts: []sa.Part{sa.TextPart(`✓ Agent "side" finished in 1s.`)}}); err != nil {
+				t.Error(err)
+			}
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{bashCall("c1", "true")}}
+		case 2:
+			if !strings.Contains(text, `Agent \"side\" finished`) || !strings.Contains(text, `"tool_call_id":"c1"`) {
+				t.Errorf("request 2 misses the notification or the tool result: %s", text)
+			}
+			if _, err := f.store.Append(ctx, f.session.ID, sa.ClearMessage(),
+				sa.Message{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart("a fresh start")}}); err != nil {
+				t.Error(err)
+			}
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{bashCall("c2", "true")}}
+		default:
+			if !strings.Contains(text, "a fresh start") || strings.Contains(text, "the first prompt") || strings.Contains(text, `Agent \"side\"`) {
+				t.Errorf("request 3 is not the history after the clear: %s", text)
+			}
+			return llmtest.Reply{Text: "done"}
+		}
+	})
+	out, err := f.run(ctx, "the first prompt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Text != "done" || out.Steps != 3 {
+		t.Fatalf("outcome = %+v", out)
+	}
+	if got := reads.n.Load(); got != 2 {
+		t.Errorf("the turn read the whole history %d times, want 2 (at its start, after the clear)", got)
 	}
 }
