@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,17 +38,28 @@ func (s *Server) takeNotices(ctx context.Context, ss *mcp.ServerSession) string 
 	}
 	c.noticeMu.Lock()
 	defer c.noticeMu.Unlock()
-	hist, err := s.store.History(ctx, session)
+	// The session's own messages since the last look, not its whole
+	// history: a long conversation is not read again at every result.
+	since, err := s.store.MessagesAfter(ctx, session, c.checked)
 	if err != nil {
 		s.log.Debug("notices not read", "session", session, "error", err)
 		return ""
 	}
+	if n := len(since); n > 0 {
+		c.checked = since[n-1].ID
+	}
+	// A clear hides what came before it, as it does in the history.
+	for i, m := range slices.Backward(since) {
+		if m.Kind == sa.KindClear {
+			since = since[i+1:]
+			break
+		}
+	}
 	var b strings.Builder
-	for _, m := range hist {
-		if m.Kind != sa.KindNotification || m.ID <= c.delivered || m.SessionID != session {
+	for _, m := range since {
+		if m.Kind != sa.KindNotification {
 			continue
 		}
-		c.delivered = m.ID
 		if b.Len() > 0 {
 			b.WriteString("\n\n")
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	sa "github.com/superagents/superagents"
 )
 
 // splitNotices parts a tool result into the notices at its top (if any)
@@ -37,22 +39,7 @@ func TestNoticesRideOnToolResults(t *testing.T) {
 				t.Fatalf("the second task's notice came with its own launch:\n%s", launched)
 			}
 			// Wait for both ends without reading their results.
-			deadline := time.Now().Add(time.Minute)
-			for _, id := range []string{first, second} {
-				for {
-					task, err := h.store.Task(context.Background(), id)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !task.Status.Active() {
-						break
-					}
-					if time.Now().After(deadline) {
-						t.Fatalf("task %s did not end", id)
-					}
-					time.Sleep(10 * time.Millisecond)
-				}
-			}
+			waitEnded(t, h.store, first, second)
 			// Any tool, even one that fails: here a cancel of an ended task.
 			text := host.fails("superagents_cancel", map[string]any{"task_id": first})
 			notices, rest := splitNotices(text)
@@ -79,5 +66,60 @@ func TestNoticesRideOnToolResults(t *testing.T) {
 				t.Fatalf("after reading one result, list:\n%s", text)
 			}
 		})
+	}
+}
+
+// waitEnded waits until the tasks have ended, without reading their
+// results.
+func waitEnded(t *testing.T, st sa.Store, ids ...string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for _, id := range ids {
+		for {
+			task, err := st.Task(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !task.Status.Active() {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("task %s did not end", id)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// TestNoticesFollowTheHistory: the notices on a result are the
+// notifications the session's history gained since the last result: one
+// stored before a clear of the session is not delivered, one after it
+// is, once.
+func TestNoticesFollowTheHistory(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, fakeModel)
+	host := h.connect("in-memory", "claude-code", "2.0")
+	id := host.launch(map[string]any{"description": "first", "prompt": "What is 2+2?"})
+	waitEnded(t, h.store, id)
+	if text, _ := host.ok("superagents_list", map[string]any{}); !strings.Contains(text, `Agent "first"`) {
+		t.Fatalf("the first ending was not delivered:\n%s", text)
+	}
+	task, err := h.store.Task(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := func(text string) sa.Message {
+		return sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{sa.TextPart(text)}}
+	}
+	if _, err := h.store.Append(ctx, task.ParentSessionID, note("hidden by the clear"), sa.ClearMessage(), note("after the clear")); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := host.ok("superagents_list", map[string]any{})
+	if notices, _ := splitNotices(text); !strings.Contains(notices, "after the clear") || strings.Contains(notices, "hidden") ||
+		strings.Contains(notices, `Agent "first"`) {
+		t.Fatalf("notices = %q, want only the one after the clear", notices)
+	}
+	if text, _ := host.ok("superagents_list", map[string]any{}); strings.HasPrefix(text, "[superagents]") {
+		t.Fatalf("the notices came again:\n%s", text)
 	}
 }

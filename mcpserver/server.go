@@ -121,9 +121,10 @@ type client struct {
 	sessionID string
 
 	// noticeMu serialises the delivery of notices on tool results;
-	// delivered is the newest notification a result carried.
-	noticeMu  sync.Mutex
-	delivered int64
+	// checked is the newest message of the session they were looked for
+	// in.
+	noticeMu sync.Mutex
+	checked  int64
 }
 
 // New builds the server and starts forwarding task notifications.
