@@ -17,7 +17,7 @@ import (
 // its deleted parent in turn, so it walks up the chain.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	err := s.inWrite(ctx, func(tx *writeTx) error {
-		if _, err := liveSession(ctx, tx, id); err != nil {
+		if err := requireLive(ctx, tx, id); err != nil {
 			return err
 		}
 		now := nanos(tx.now)

@@ -17,7 +17,7 @@ func (s *Store) AcquireTurn(ctx context.Context, l sa.TurnLease) (sa.TurnLease, 
 		return sa.TurnLease{}, fmt.Errorf("%w: a turn lease needs a session and a runner", sa.ErrInvalid)
 	}
 	err := s.inWrite(ctx, func(tx *writeTx) error {
-		if _, err := liveSession(ctx, tx, l.SessionID); err != nil {
+		if err := requireLive(ctx, tx, l.SessionID); err != nil {
 			return err
 		}
 		if l.TaskID != l.SessionID {

@@ -97,6 +97,20 @@ func liveSession(ctx context.Context, q querier, id string) (sa.Session, error) 
 	return sess, nil
 }
 
+// requireLive checks that a session exists and is not deleted, without
+// reading its row: the check of every write and history read.
+func requireLive(ctx context.Context, q querier, id string) error {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ? AND deleted_at IS NULL`, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("session %s: %w", id, sa.ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("read session %s: %w", id, err)
+	}
+	return nil
+}
+
 // ResolveSession finds a live session by full id or unique prefix.
 func (s *Store) ResolveSession(ctx context.Context, ref string) (sa.Session, error) {
 	id, err := resolve(ctx, s.reader, "session", `SELECT id FROM sessions WHERE id >= ? AND id < ? AND deleted_at IS NULL ORDER BY id LIMIT `+limitParam, ref)
@@ -252,7 +266,7 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message
 	}
 	var stored []sa.Message
 	err := s.inWrite(ctx, func(tx *writeTx) error {
-		if _, err := liveSession(ctx, tx, sessionID); err != nil {
+		if err := requireLive(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		var err error
@@ -306,7 +320,7 @@ func insertMessagesOf(ctx context.Context, tx *writeTx, sessionID, taskID string
 func (s *Store) History(ctx context.Context, sessionID string) ([]sa.Message, error) {
 	var history []sa.Message
 	err := s.inRead(ctx, func(q querier) error {
-		if _, err := liveSession(ctx, q, sessionID); err != nil {
+		if err := requireLive(ctx, q, sessionID); err != nil {
 			return err
 		}
 		var err error
@@ -323,7 +337,7 @@ func (s *Store) History(ctx context.Context, sessionID string) ([]sa.Message, er
 func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int64) ([]sa.Message, error) {
 	var msgs []sa.Message
 	err := s.inRead(ctx, func(q querier) error {
-		if _, err := liveSession(ctx, q, sessionID); err != nil {
+		if err := requireLive(ctx, q, sessionID); err != nil {
 			return err
 		}
 		var err error
@@ -344,7 +358,7 @@ func (s *Store) LatestMessage(ctx context.Context, sessionID string, match sa.Me
 		ok bool
 	)
 	err := s.inRead(ctx, func(q querier) error {
-		if _, err := liveSession(ctx, q, sessionID); err != nil {
+		if err := requireLive(ctx, q, sessionID); err != nil {
 			return err
 		}
 		var err error

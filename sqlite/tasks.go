@@ -56,7 +56,7 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 		return sa.Task{}, err
 	}
 	err := s.inWrite(ctx, func(tx *writeTx) error {
-		if _, err := liveSession(ctx, tx, t.ParentSessionID); err != nil {
+		if err := requireLive(ctx, tx, t.ParentSessionID); err != nil {
 			return fmt.Errorf("parent: %w", err)
 		}
 		if nt.JoinActiveBatch {
@@ -362,7 +362,7 @@ func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task)
 		if !ended.Status.Terminal() {
 			return fmt.Errorf("%w: finishing task %s left it %s", sa.ErrInvalid, id, ended.Status)
 		}
-		if _, err := liveSession(ctx, tx, ended.ParentSessionID); errors.Is(err, sa.ErrNotFound) {
+		if err := requireLive(ctx, tx, ended.ParentSessionID); errors.Is(err, sa.ErrNotFound) {
 			return nil // the parent is gone: nobody to notify
 		} else if err != nil {
 			return err

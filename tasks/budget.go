@@ -138,24 +138,20 @@ func (b *budgetBook) refresh(ctx context.Context, m *Manager, r *run) error {
 	return nil
 }
 
-// launchBudget is the budget of a task launched from the session parentID
-// at depth, running model, that asked for asked: capped by the
-// configuration (which a top-level task gets when it asks for nothing)
-// and by what is left of every budgeted tree above it. A cost budget
+// launchBudget is the budget of a task launched from a session whose
+// ancestry is ancestors (see ancestry), running model, that asked for
+// asked: capped by the configuration (which a top-level task gets when it
+// asks for nothing) and by what is left of every budgeted tree above it. A cost budget
 // needs a priced model: a task that would be held to one without is
 // refused.
-func (m *Manager) launchBudget(ctx context.Context, parentID string, depth int, model string, asked sa.Budget) (sa.Budget, error) {
+func (m *Manager) launchBudget(ctx context.Context, ancestors []sa.Task, model string, asked sa.Budget) (sa.Budget, error) {
 	if err := asked.Validate(); err != nil {
 		return sa.Budget{}, err
 	}
-	top := depth == 0
+	top := len(ancestors) == 0
 	b := sa.Budget{
 		MaxCost:   capped(asked.MaxCost, m.limits.MaxCost, top),
 		MaxTokens: capped(asked.MaxTokens, m.limits.MaxTokens, top),
-	}
-	ancestors, err := m.ancestry(ctx, parentID)
-	if err != nil {
-		return sa.Budget{}, err
 	}
 	costBy := ""
 	if b.MaxCost > 0 {

@@ -72,10 +72,11 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 	if err != nil {
 		return sa.Task{}, fmt.Errorf("parent session: %w", err)
 	}
-	depth, err := m.Depth(ctx, parent.ID)
+	ancestors, err := m.ancestry(ctx, parent.ID)
 	if err != nil {
 		return sa.Task{}, err
 	}
+	depth := len(ancestors)
 	if depth >= m.limits.SpawnDepth {
 		return sa.Task{}, fmt.Errorf("%w: tasks may be nested %d deep (tasks.spawn_depth) and this session is at depth %d", ErrLimit, m.limits.SpawnDepth, depth)
 	}
@@ -95,7 +96,7 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 	if profile.Model != "" {
 		model = ""
 	}
-	budget, err := m.launchBudget(ctx, parent.ID, depth, m.engine.ModelFor(sa.Session{Model: model}, profile, ""), req.Budget)
+	budget, err := m.launchBudget(ctx, ancestors, m.engine.ModelFor(sa.Session{Model: model}, profile, ""), req.Budget)
 	if err != nil {
 		return sa.Task{}, err
 	}

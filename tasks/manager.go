@@ -464,20 +464,6 @@ func runnerAlive(r sa.Runner, host string, stale time.Duration) bool {
 // Depth returns how many task launches separate a session from a session
 // no task created (which is depth 0).
 func (m *Manager) Depth(ctx context.Context, sessionID string) (int, error) {
-	depth := 0
-	seen := map[string]bool{}
-	for id := sessionID; ; depth++ {
-		if seen[id] {
-			return 0, fmt.Errorf("%w: task %s is its own ancestor", sa.ErrCorrupt, id)
-		}
-		seen[id] = true
-		t, err := m.store.Task(ctx, id)
-		if errors.Is(err, sa.ErrNotFound) {
-			return depth, nil
-		}
-		if err != nil {
-			return 0, err
-		}
-		id = t.ParentSessionID
-	}
+	chain, err := m.ancestry(ctx, sessionID)
+	return len(chain), err
 }
