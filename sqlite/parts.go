@@ -180,10 +180,12 @@ func (r *partsReader) str() (string, bool) {
 // escaped finishes a string that has escapes, from its start.
 func (r *partsReader) escaped(start int) (string, bool) {
 	// A strings.Builder hands over its bytes without copying them; the
-	// string is never longer than its escaped form.
+	// string is never longer than its escaped form, so growing it to that
+	// at once spares the copies of growing it step by step (escaped quotes
+	// are common in tool outputs: the first quote is seldom the end).
 	var out strings.Builder
-	if end := bytes.IndexByte(r.b[r.i:], '"'); end >= 0 {
-		out.Grow(r.i - start + end + 64)
+	if end := closingQuote(r.b, start, r.i); end >= 0 {
+		out.Grow(end - start)
 	}
 	out.Write(r.b[start:r.i])
 	for r.i < len(r.b) {
@@ -304,4 +306,25 @@ func (r *partsReader) raw() (json.RawMessage, bool) {
 		r.i++
 	}
 	return nil, false
+}
+
+// closingQuote returns the index of the quote that ends the string whose
+// contents begin at start, searching from i, or -1. A quote is escaped
+// when an odd number of backslashes precedes it.
+func closingQuote(b []byte, start, i int) int {
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return -1
+		}
+		q += i
+		backslashes := 0
+		for k := q - 1; k >= start && b[k] == '\\'; k-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
 }

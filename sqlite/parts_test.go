@@ -88,3 +88,26 @@ func FuzzDecodeParts(f *testing.F) {
 	}
 	f.Fuzz(sameAsUnmarshal)
 }
+
+func TestClosingQuote(t *testing.T) {
+	for _, tt := range []struct {
+		name, contents string // the string's contents and what follows
+		want           int
+	}{
+		{"plain", `abc"`, 3},
+		{"an escaped quote first", `a\"b"`, 4},
+		{"an escaped backslash before the end", `a\\"`, 3},
+		{"an escaped backslash, then an escaped quote", `a\\\"b",`, 6},
+		{"unterminated", `a\"b`, -1},
+	} {
+		b := []byte(`{"x":"` + tt.contents)
+		start := len(`{"x":"`)
+		want := tt.want
+		if want >= 0 {
+			want += start
+		}
+		if got := closingQuote(b, start, start); got != want {
+			t.Errorf("%s: %d, want %d", tt.name, got, want)
+		}
+	}
+}
