@@ -141,9 +141,9 @@ func (b *budgetBook) refresh(ctx context.Context, m *Manager, r *run) error {
 // launchBudget is the budget of a task launched from a session whose
 // ancestry is ancestors (see ancestry), running model, that asked for
 // asked: capped by the configuration (which a top-level task gets when it
-// asks for nothing) and by what is left of every budgeted tree above it. A cost budget
-// needs a priced model: a task that would be held to one without is
-// refused.
+// asks for nothing) and by what is left of every budgeted tree above it.
+// A cost budget needs a priced model: a task that would be held to one
+// without is refused.
 func (m *Manager) launchBudget(ctx context.Context, ancestors []sa.Task, model string, asked sa.Budget) (sa.Budget, error) {
 	if err := asked.Validate(); err != nil {
 		return sa.Budget{}, err
