@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"time"
 
 	sa "github.com/superagents/superagents"
@@ -90,16 +91,77 @@ func parseJSONLine(raw []byte) (sa.Message, error) {
 }
 
 // writeJSONL writes messages in the format ParseJSONL reads.
+//
+// For a long history the encoding is most of the work of the command that
+// prints it, so chunks of messages are encoded on all cores, a bounded
+// number ahead of the writer, and written in order.
 func writeJSONL(w io.Writer, msgs []sa.Message) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
+	const chunk = 256
+	chunks := (len(msgs) + chunk - 1) / chunk
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	if workers <= 1 {
+		b, err := encodeJSONL(msgs)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	type encoded struct {
+		b   []byte
+		err error
+	}
+	results := make([]chan encoded, chunks)
+	for i := range results {
+		results[i] = make(chan encoded, 1)
+	}
+	ahead := make(chan struct{}, 2*workers) // chunks encoded or being encoded, not yet written
+	go func() {
+		for i := range chunks {
+			ahead <- struct{}{}
+			go func() {
+				b, err := encodeJSONL(msgs[i*chunk : min((i+1)*chunk, len(msgs))])
+				results[i] <- encoded{b, err}
+			}()
+		}
+	}()
+	// Every result is taken, even after an error, so that no encoder is
+	// left waiting.
+	var first error
+	for _, r := range results {
+		e := <-r
+		<-ahead
+		if first == nil {
+			first = e.err
+		}
+		if first == nil {
+			_, first = w.Write(e.b)
+		}
+	}
+	return first
+}
+
+// encodeJSONL encodes messages as JSONL lines.
+func encodeJSONL(msgs []sa.Message) ([]byte, error) {
+	// Sized from the texts at once: growing a buffer of megabytes step by
+	// step copies it again at every step. The margin covers escapes.
+	size := 0
+	for _, m := range msgs {
+		size += 200
+		for _, p := range m.Parts {
+			size += 64 + len(p.Text) + len(p.Output) + len(p.Input) + len(p.Signature)
+		}
+	}
+	var buf bytes.Buffer
+	buf.Grow(size + size/8)
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	for _, m := range msgs {
 		if err := enc.Encode(m); err != nil {
-			return fmt.Errorf("write message %d: %w", m.ID, err)
+			return nil, fmt.Errorf("write message %d: %w", m.ID, err)
 		}
 	}
-	return bw.Flush()
+	return buf.Bytes(), nil
 }
 
 // writeJSON writes one value as indented JSON.

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	sa "github.com/superagents/superagents"
+)
+
+func jsonlMessages(n int) []sa.Message {
+	msgs := make([]sa.Message, n)
+	for i := range msgs {
+		msgs[i] = sa.Message{ID: int64(i + 1), Role: sa.RoleUser,
+			Parts: []sa.Part{sa.TextPart(fmt.Sprintf("message %d, \"quoted\" <tag> é", i))}}
+	}
+	return msgs
+}
+
+// TestWriteJSONLKeepsTheOrder: the chunks encoded at once are written as
+// one encoder would write the messages, whatever their number.
+func TestWriteJSONLKeepsTheOrder(t *testing.T) {
+	msgs := jsonlMessages(1000)
+	for _, n := range []int{0, 1, 255, 256, 257, 1000} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		for _, m := range msgs[:n] {
+			if err := enc.Encode(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got bytes.Buffer
+		if err := writeJSONL(&got, msgs[:n]); err != nil {
+			t.Fatalf("%d messages: %v", n, err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%d messages: the output differs from one encoder's", n)
+		}
+	}
+}
+
+type failingWriter struct{ writes int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.writes++; w.writes > 1 {
+		return 0, errors.New("disk full")
+	}
+	return len(p), nil
+}
+
+// TestWriteJSONLErrors: a message that cannot be encoded, or a writer that
+// fails, ends the output with its error, and no encoder is left behind.
+func TestWriteJSONLErrors(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	msgs := jsonlMessages(2000)
+	msgs[700].Parts = []sa.Part{{Type: sa.PartToolCall, CallID: "c", Name: "read", Input: json.RawMessage(`{not json`)}}
+	if err := writeJSONL(io.Discard, msgs); err == nil || !strings.Contains(err.Error(), "message 701") {
+		t.Errorf("a message that cannot be encoded: %v", err)
+	}
+	if err := writeJSONL(&failingWriter{}, jsonlMessages(2000)); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("a failing writer: %v", err)
+	}
+}
