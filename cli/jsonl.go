@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 	"time"
 
 	sa "github.com/superagents/superagents"
@@ -100,12 +101,16 @@ func writeJSONL(w io.Writer, msgs []sa.Message) error {
 	chunks := (len(msgs) + chunk - 1) / chunk
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	if workers <= 1 {
-		b, err := encodeJSONL(msgs)
-		if err != nil {
-			return err
+		for i := 0; i < len(msgs); i += chunk {
+			b, err := encodeJSONL(msgs[i:min(i+chunk, len(msgs))])
+			if err == nil {
+				_, err = w.Write(b)
+			}
+			if err != nil {
+				return err
+			}
 		}
-		_, err = w.Write(b)
-		return err
+		return nil
 	}
 	type encoded struct {
 		b   []byte
@@ -113,32 +118,38 @@ func writeJSONL(w io.Writer, msgs []sa.Message) error {
 	}
 	results := make([]chan encoded, chunks)
 	for i := range results {
-		results[i] = make(chan encoded, 1)
+		results[i] = make(chan encoded, 1) // an encoder never waits for the writer
 	}
-	ahead := make(chan struct{}, 2*workers) // chunks encoded or being encoded, not yet written
-	go func() {
+	ahead := make(chan struct{}, 2*workers) // chunks started and not yet written
+	stop := make(chan struct{})             // no more chunks: the output failed
+	var wg sync.WaitGroup
+	wg.Go(func() {
 		for i := range chunks {
-			ahead <- struct{}{}
-			go func() {
+			select {
+			case ahead <- struct{}{}:
+			case <-stop:
+				return
+			}
+			wg.Go(func() {
 				b, err := encodeJSONL(msgs[i*chunk : min((i+1)*chunk, len(msgs))])
 				results[i] <- encoded{b, err}
-			}()
+			})
 		}
-	}()
-	// Every result is taken, even after an error, so that no encoder is
-	// left waiting.
-	var first error
+	})
+	var err error
 	for _, r := range results {
 		e := <-r
 		<-ahead
-		if first == nil {
-			first = e.err
+		if err = e.err; err == nil {
+			_, err = w.Write(e.b)
 		}
-		if first == nil {
-			_, first = w.Write(e.b)
+		if err != nil {
+			break // a closed pipe: the rest is not encoded
 		}
 	}
-	return first
+	close(stop)
+	wg.Wait()
+	return err
 }
 
 // encodeJSONL encodes messages as JSONL lines.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -66,5 +67,23 @@ func TestWriteJSONLErrors(t *testing.T) {
 	}
 	if err := writeJSONL(&failingWriter{}, jsonlMessages(2000)); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("a failing writer: %v", err)
+	}
+}
+
+// TestWriteJSONLOnOneCore: with one core the chunks are encoded one after
+// the other, with the same output.
+func TestWriteJSONLOnOneCore(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	msgs := jsonlMessages(600)
+	var one, all bytes.Buffer
+	if err := writeJSONL(&one, msgs); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GOMAXPROCS(2)
+	if err := writeJSONL(&all, msgs); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(one.Bytes(), all.Bytes()) || strings.Count(one.String(), "\n") != 600 {
+		t.Fatal("the output on one core differs")
 	}
 }
