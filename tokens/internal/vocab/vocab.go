@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,16 +83,16 @@ func Decode(data []byte) (map[string]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vocabulary: %w", noEOF(err))
 	}
-	ranks := make(map[string]int, min(count, 1<<20))
+	// The tokens' bytes are read into one arena, and the map's keys are
+	// slices of one string made of it: one allocation, not one per token.
+	type entry struct{ rank, end int }
+	entries := make([]entry, 0, min(count, 1<<20))
+	arena := make([]byte, 0, 2<<20)
 	rank := -1
-	var buf []byte
 	for {
 		gap, err := binary.ReadUvarint(r)
 		if err == io.EOF {
-			if uint64(len(ranks)) != count {
-				return nil, fmt.Errorf("vocabulary: %d tokens, want %d", len(ranks), count)
-			}
-			return ranks, nil
+			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("vocabulary: %w", err)
@@ -104,15 +105,27 @@ func Decode(data []byte) (map[string]int, error) {
 			return nil, errors.New("vocabulary: corrupt entry")
 		}
 		rank += int(gap) + 1
-		if cap(buf) < int(n) {
-			buf = make([]byte, n)
-		}
-		buf = buf[:n]
-		if _, err := io.ReadFull(r, buf); err != nil {
+		start := len(arena)
+		arena = slices.Grow(arena, int(n))[:start+int(n)]
+		if _, err := io.ReadFull(r, arena[start:]); err != nil {
 			return nil, fmt.Errorf("vocabulary: %w", noEOF(err))
 		}
-		ranks[string(buf)] = rank
+		entries = append(entries, entry{rank, len(arena)})
 	}
+	if uint64(len(entries)) != count {
+		return nil, fmt.Errorf("vocabulary: %d tokens, want %d", len(entries), count)
+	}
+	all := string(arena)
+	ranks := make(map[string]int, len(entries))
+	start := 0
+	for _, e := range entries {
+		ranks[all[start:e.end]] = e.rank
+		start = e.end
+	}
+	if len(ranks) != len(entries) {
+		return nil, fmt.Errorf("vocabulary: %d distinct tokens, want %d", len(ranks), len(entries))
+	}
+	return ranks, nil
 }
 
 func noEOF(err error) error {

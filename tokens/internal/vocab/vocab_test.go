@@ -115,6 +115,7 @@ func TestDecodeCorrupt(t *testing.T) {
 		"truncated entry": truncated([]byte{1, 0}),
 		"huge length":     truncated([]byte{1, 0, 0xff, 0xff, 0xff, 0x7f}),
 		"missing tokens":  truncated([]byte{2, 0, 1, 'a'}),
+		"a token twice":   truncated([]byte{2, 0, 1, 'a', 0, 1, 'a'}),
 		"no count":        truncated(nil),
 		"cut stream":      good[:len(good)/2],
 	} {
