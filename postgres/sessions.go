@@ -361,35 +361,21 @@ func insertMessagesOf(ctx context.Context, tx *writeTx, sessionID, taskID string
 // one replay algorithm from a consistent snapshot.
 func (s *Store) History(ctx context.Context, sessionID string) ([]sa.Message, error) {
 	var history []sa.Message
-	err := s.inRead(ctx, func(q querier) error {
-		if _, err := liveSession(ctx, q, sessionID, ""); err != nil {
-			return err
-		}
-		var err error
-		history, err = sa.BuildHistory(ctx, lineage{q}, sessionID)
+	err := s.readLive(ctx, sessionID, "history", func(l lineage) (err error) {
+		history, err = sa.BuildHistory(ctx, l, sessionID)
 		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("history of session %s: %w", sessionID, err)
-	}
-	return history, nil
+	return history, err
 }
 
 // MessagesAfter returns a live session's own messages after afterID.
 func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int64) ([]sa.Message, error) {
 	var msgs []sa.Message
-	err := s.inRead(ctx, func(q querier) error {
-		if _, err := liveSession(ctx, q, sessionID, ""); err != nil {
-			return err
-		}
-		var err error
-		msgs, err = lineage{q}.Messages(ctx, sessionID, afterID, math.MaxInt64)
+	err := s.readLive(ctx, sessionID, "messages", func(l lineage) (err error) {
+		msgs, err = l.Messages(ctx, sessionID, afterID, math.MaxInt64)
 		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("messages of session %s: %w", sessionID, err)
-	}
-	return msgs, nil
+	return msgs, err
 }
 
 // LatestMessage returns the newest message of a live session's history
@@ -399,18 +385,26 @@ func (s *Store) LatestMessage(ctx context.Context, sessionID string, match sa.Me
 		m  sa.Message
 		ok bool
 	)
+	err := s.readLive(ctx, sessionID, "latest message", func(l lineage) (err error) {
+		m, ok, err = sa.LatestInHistory(ctx, l, sessionID, match)
+		return err
+	})
+	return m, ok, err
+}
+
+// readLive runs read on one snapshot in which the session is live; an
+// error says what was read, of which session.
+func (s *Store) readLive(ctx context.Context, sessionID, what string, read func(lineage) error) error {
 	err := s.inRead(ctx, func(q querier) error {
 		if _, err := liveSession(ctx, q, sessionID, ""); err != nil {
 			return err
 		}
-		var err error
-		m, ok, err = sa.LatestInHistory(ctx, lineage{q}, sessionID, match)
-		return err
+		return read(lineage{q})
 	})
 	if err != nil {
-		return sa.Message{}, false, fmt.Errorf("latest message of session %s: %w", sessionID, err)
+		return fmt.Errorf("%s of session %s: %w", what, sessionID, err)
 	}
-	return m, ok, nil
+	return nil
 }
 
 // lineage is the LineageReader over one transaction. It sees deleted

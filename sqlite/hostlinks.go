@@ -65,7 +65,7 @@ func (s *Store) SessionHostLinks(ctx context.Context, sessionIDs []string) (map[
 			args[i] = id
 		}
 		rows, err := s.reader.QueryContext(ctx, `SELECT `+hostLinkColumns+` FROM host_links l
-			WHERE l.session_id IN (?`+strings.Repeat(", ?", len(chunk)-1)+`)`, args...)
+			WHERE l.session_id IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("read host links: %w", err)
 		}

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	sa "github.com/superagents/superagents"
 )
@@ -22,7 +21,7 @@ func (s *Store) forChunks(ctx context.Context, ids []string, query string, scan 
 			for i, id := range chunk {
 				args[i] = id
 			}
-			rows, err := q.QueryContext(ctx, fmt.Sprintf(query, strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")), args...)
+			rows, err := q.QueryContext(ctx, fmt.Sprintf(query, placeholders(len(chunk))), args...)
 			if err != nil {
 				return err
 			}
