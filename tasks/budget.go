@@ -56,8 +56,33 @@ type runBudget struct {
 }
 
 // ancestry returns the task of a session and the tasks above it, nearest
-// first; a session that is not a task has none.
+// first; a session that is not a task has none. A task that runs here
+// reads them once per run: its tools, budgets and launches all ask.
 func (m *Manager) ancestry(ctx context.Context, sessionID string) ([]sa.Task, error) {
+	m.mu.Lock()
+	r := m.runs[sessionID]
+	m.mu.Unlock()
+	if r == nil {
+		return m.readAncestry(ctx, sessionID)
+	}
+	r.mu.Lock()
+	chain := r.ancestry
+	r.mu.Unlock()
+	if chain != nil {
+		return chain, nil
+	}
+	chain, err := m.readAncestry(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.ancestry = chain
+	r.mu.Unlock()
+	return chain, nil
+}
+
+// readAncestry reads the task of a session and the tasks above it.
+func (m *Manager) readAncestry(ctx context.Context, sessionID string) ([]sa.Task, error) {
 	var chain []sa.Task
 	seen := map[string]bool{}
 	for id := sessionID; ; {

@@ -444,9 +444,13 @@ type run struct {
 	tools    int  // tools running now
 	waiting  bool // waiting for the tasks its agent launched
 	ended    bool // the run is ending: a change it sees is its own
-	// progressSaving: saveProgress runs; progressChanged: progress
-	// changed since it last read it.
+	// progressSaving: a save of progress is due or runs (saveTimer);
+	// progressChanged: progress changed since the last save read it.
 	progressSaving, progressChanged bool
+	saveTimer                       *time.Timer
+	// ancestry is the task and the tasks above it, read once (see
+	// Manager.ancestry).
+	ancestry []sa.Task
 }
 
 // progressCopy is the run's progress, shared with nothing. r.mu must be
@@ -602,6 +606,7 @@ func (m *Manager) waitForOwnTasks(ctx context.Context, r *run) error {
 func (m *Manager) end(r *run, o agent.Outcome, runErr error, ctx context.Context) {
 	r.mu.Lock()
 	r.ended = true
+	m.stopProgressSaves(r)
 	r.mu.Unlock()
 	m.budgets.release(r)
 	status, result, errMsg := sa.TaskCompleted, o.Text, ""
@@ -625,7 +630,8 @@ func (m *Manager) end(r *run, o agent.Outcome, runErr error, ctx context.Context
 		}
 	}
 	// The run's last progress goes with its ending: saves of progress
-	// are not waited for, and one still to come is refused once it ended.
+	// are not waited for, one still due was dropped above, and one that
+	// runs now is refused once the task ended.
 	r.mu.Lock()
 	progress := r.progressCopy()
 	r.mu.Unlock()
@@ -699,38 +705,59 @@ func (m *Manager) observe(r *run, e agent.Event) {
 		r.mu.Unlock()
 		return
 	}
-	saving := r.progressSaving
-	r.progressSaving, r.progressChanged = true, true
-	r.mu.Unlock()
-	if !saving {
-		m.wg.Add(1)
-		go m.saveProgress(r)
+	r.progressChanged = true
+	if !r.progressSaving {
+		r.progressSaving = true
+		m.saveProgressLater(r)
 	}
+	r.mu.Unlock()
 }
 
-// saveProgress stores a run's progress until it has stored the latest.
+// saveProgressLater has the run's progress stored a while from now.
 // The run does not wait for it (a write per model step would hold up each
-// step for a commit), and changes that come meanwhile are stored
-// together, as one.
+// step for a commit); the changes that come meanwhile are stored together,
+// as one, and a run that ends before then stores its progress with its
+// ending instead. r.mu must be held.
+func (m *Manager) saveProgressLater(r *run) {
+	m.wg.Add(1)
+	r.saveTimer = time.AfterFunc(m.progressDelay, func() { m.saveProgress(r) })
+}
+
+// saveProgress stores a run's progress, and has it stored again later if
+// it changed meanwhile.
 func (m *Manager) saveProgress(r *run) {
 	defer m.wg.Done()
-	for {
-		r.mu.Lock()
-		if !r.progressChanged || r.ended {
-			r.progressSaving = false
-			r.mu.Unlock()
-			return
-		}
-		progress := r.progressCopy()
-		r.progressChanged = false
+	r.mu.Lock()
+	if r.ended {
+		r.progressSaving = false
 		r.mu.Unlock()
-		_, _ = m.store.UpdateTask(context.Background(), r.task.ID, func(tk *sa.Task) error {
-			if !tk.Status.Active() {
-				return errTaskEnded
-			}
-			tk.Progress = progress
-			return nil
-		})
+		return
+	}
+	progress := r.progressCopy()
+	r.progressChanged = false
+	r.mu.Unlock()
+	_, _ = m.store.UpdateTask(context.Background(), r.task.ID, func(tk *sa.Task) error {
+		if !tk.Status.Active() {
+			return errTaskEnded
+		}
+		tk.Progress = progress
+		return nil
+	})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.progressChanged && !r.ended {
+		m.saveProgressLater(r)
+		return
+	}
+	r.progressSaving = false
+}
+
+// stopProgressSaves drops a save of the run's progress that has not
+// started: its ending stores the progress. r.mu must be held.
+func (m *Manager) stopProgressSaves(r *run) {
+	if r.saveTimer != nil && r.saveTimer.Stop() {
+		r.progressSaving = false
+		m.wg.Done()
 	}
 }
 

@@ -996,3 +996,59 @@ func TestEndingStoresTheLastProgress(t *testing.T) {
 		t.Fatalf("stored progress at the end = %+v, want the three bash calls", got.Progress)
 	}
 }
+
+// TestProgressIsStoredLaterTogether: a run's progress is stored a while
+// after it changes, the changes that come meanwhile together. A task that
+// ends before then stores it only with its ending (and nothing waits for
+// the save it dropped); one that goes on has it stored while it runs.
+func TestProgressIsStoredLaterTogether(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		delay time.Duration
+		// stall: the task's fourth request never ends (the task runs on).
+		stall bool
+	}{
+		{"ended before the save", time.Hour, false},
+		{"saved while running", 20 * time.Millisecond, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var requests atomic.Int32 // the one task's requests come one at a time
+			h := newHarness(t, func(llmtest.Request) llmtest.Reply {
+				switch n := requests.Add(1); {
+				case n <= 3:
+					return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall("bash", map[string]any{"command": fmt.Sprintf("echo call %d", n)})}}
+				case tc.stall:
+					return llmtest.Reply{Text: "never", Fault: llmtest.Stall}
+				}
+				return llmtest.Reply{Text: "done"}
+			})
+			tasks.SetProgressDelay(h.mgr, tc.delay)
+			parent := h.parent(user("parent: hi"))
+			task := h.launch(parent.ID, tasks.LaunchRequest{Description: "three calls"})
+			if tc.stall {
+				eventually(t, "the three calls stored while the task runs", func() bool {
+					got, _ := h.store.Task(ctx, task.ID)
+					return got.Status == sa.TaskRunning && got.Progress.ToolCalls == 3
+				})
+				h.mgr.Cancel(ctx, task.ID)
+				return
+			}
+			if got := h.wait(task.ID); got.Status != sa.TaskCompleted || got.Progress.ToolCalls != 3 {
+				t.Fatalf("task ended %s with progress %+v, want completed with three calls", got.Status, got.Progress)
+			}
+			changes, err := h.store.Changes(ctx, 0, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range changes {
+				if c.TaskID != task.ID || c.Kind != sa.ChangeTaskUpdated {
+					continue
+				}
+				if got, _ := c.Task(); got.Status.Active() && got.Progress.ToolCalls > 0 {
+					t.Errorf("progress stored before the ending: %+v", got.Progress)
+				}
+			}
+		})
+	}
+}

@@ -63,6 +63,9 @@ const (
 	DefaultStaleAfter = 20 * time.Second
 	// cancelWait bounds how long Cancel waits for a run to stop.
 	cancelWait = 30 * time.Second
+	// defaultProgressDelay is how long after a change a run's progress
+	// is stored: a task that ends sooner writes it once, with its ending.
+	defaultProgressDelay = 200 * time.Millisecond
 )
 
 // Options configure a Manager.
@@ -99,7 +102,10 @@ type Manager struct {
 	slots  chan struct{} // one per task allowed to run at once
 	beat   time.Duration
 	stale  time.Duration
-	defs   toolDefs
+	// progressDelay is how long after a change a run's progress is
+	// stored (see saveProgressLater).
+	progressDelay time.Duration
+	defs          toolDefs
 	// dispatch gets launched and resumed tasks run.
 	dispatch Dispatch
 
@@ -136,19 +142,20 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	}
 	host, _ := os.Hostname()
 	m := &Manager{
-		store:    opts.Store,
-		engine:   opts.Engine,
-		bus:      opts.Bus,
-		limits:   limits,
-		fork:     pipeline,
-		runner:   sa.Runner{ID: cmp.Or(opts.RunnerID, NewRunnerID()), Host: host, PID: os.Getpid()},
-		slots:    make(chan struct{}, limits.Concurrency),
-		beat:     cmpDuration(opts.Heartbeat, DefaultHeartbeat),
-		stale:    cmpDuration(opts.StaleAfter, DefaultStaleAfter),
-		runs:     make(map[string]*run),
-		byParent: make(map[string]int),
-		idle:     make(map[string]chan struct{}),
-		stop:     make(chan struct{}),
+		store:         opts.Store,
+		engine:        opts.Engine,
+		bus:           opts.Bus,
+		limits:        limits,
+		fork:          pipeline,
+		runner:        sa.Runner{ID: cmp.Or(opts.RunnerID, NewRunnerID()), Host: host, PID: os.Getpid()},
+		slots:         make(chan struct{}, limits.Concurrency),
+		beat:          cmpDuration(opts.Heartbeat, DefaultHeartbeat),
+		stale:         cmpDuration(opts.StaleAfter, DefaultStaleAfter),
+		progressDelay: defaultProgressDelay,
+		runs:          make(map[string]*run),
+		byParent:      make(map[string]int),
+		idle:          make(map[string]chan struct{}),
+		stop:          make(chan struct{}),
 	}
 	m.dispatch = opts.Dispatch
 	if m.dispatch == nil {
