@@ -116,9 +116,11 @@ type run struct {
 	seen      map[string]int // call key → times called this turn
 	mu        sync.Mutex     // serializes OnEvent
 	// history is the session's history as last read (see readHistory);
-	// read tells an empty one from none.
+	// read tells an empty one from none; current says that nothing was
+	// stored or asked of the model since.
 	history []sa.Message
 	read    bool
+	current bool
 }
 
 // readHistory returns the session's history. The first read of a turn
@@ -127,7 +129,16 @@ type run struct {
 // history is not read again at every model request. That is the whole
 // history as long as none of them is a clear, which starts it anew: then
 // it is read whole again.
+//
+// A read right after another, with nothing stored or asked in between
+// (the first request of a task's run, whose messages came with the task),
+// is not made again: a message stored meanwhile by someone else, a
+// notification, is no different from one stored just after, which the
+// turn looks for before it ends (see notifiedSince).
 func (r *run) readHistory(ctx context.Context) ([]sa.Message, error) {
+	if r.read && r.current {
+		return r.history, nil
+	}
 	if r.read {
 		var last int64
 		if n := len(r.history); n > 0 {
@@ -140,7 +151,7 @@ func (r *run) readHistory(ctx context.Context) ([]sa.Message, error) {
 			return nil, fmt.Errorf("read history: %w", err)
 		}
 		if !slices.ContainsFunc(since, func(m sa.Message) bool { return m.Kind == sa.KindClear }) {
-			r.history = append(r.history, since...)
+			r.history, r.current = append(r.history, since...), true
 			return r.history, nil
 		}
 	}
@@ -148,7 +159,7 @@ func (r *run) readHistory(ctx context.Context) ([]sa.Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
 	}
-	r.history, r.read = history, true
+	r.history, r.read, r.current = history, true, true
 	return history, nil
 }
 
@@ -163,6 +174,7 @@ func (r *run) emit(e Event) {
 }
 
 func (r *run) store(ctx context.Context, msgs ...sa.Message) error {
+	r.current = false
 	stored, err := r.loop.Store.Append(ctx, r.sessionID, msgs...)
 	if err != nil {
 		return fmt.Errorf("store message: %w", err)
@@ -272,6 +284,7 @@ func (r *run) step(ctx context.Context) ([]sa.Part, int64, error) {
 		Tools:     specs,
 	}
 
+	r.current = false // the model's answer is stored next, or the turn ends
 	var acc accumulator
 	var usage sa.Usage
 	var streamErr error

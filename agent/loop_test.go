@@ -320,15 +320,64 @@ func TestNotificationDuringTheLastRequestIsAnswered(t *testing.T) {
 	}
 }
 
-// historyReads counts the whole-history reads of a real store.
+// historyReads counts the history reads of a real store: whole (n) and
+// since a message (after).
 type historyReads struct {
 	sa.Sessions
-	n atomic.Int32
+	n, after atomic.Int32
 }
 
 func (h *historyReads) History(ctx context.Context, id string) ([]sa.Message, error) {
 	h.n.Add(1)
 	return h.Sessions.History(ctx, id)
+}
+
+func (h *historyReads) MessagesAfter(ctx context.Context, id string, afterID int64) ([]sa.Message, error) {
+	h.after.Add(1)
+	return h.Sessions.MessagesAfter(ctx, id, afterID)
+}
+
+// TestARunWithoutInputReadsOnceBeforeItsRequest: a run given no input (a
+// task's, whose prompt came with the task) reads the history once before
+// its first request, not once to repair it and again for the request. A
+// turn with input reads again after storing it.
+func TestARunWithoutInputReadsOnceBeforeItsRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		input     bool
+		wantAfter int32 // reads since a message before the request
+	}{
+		{"no input", false, 0},
+		{"input", true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			ctx := context.Background()
+			reads := &historyReads{Sessions: f.store}
+			f.loop.Store = reads
+			prompt := sa.Message{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart("the prompt")}}
+			var input []sa.Message
+			if tc.input {
+				input = append(input, prompt)
+			} else if _, err := f.store.Append(ctx, f.session.ID, prompt); err != nil {
+				t.Fatal(err)
+			}
+			var whole, after int32
+			f.srv.Handle(func(req llmtest.Request) llmtest.Reply {
+				if !strings.Contains(string(req.Body), "the prompt") {
+					t.Errorf("the request misses the prompt: %s", req.Body)
+				}
+				whole, after = reads.n.Load(), reads.after.Load()
+				return llmtest.Reply{Text: "done"}
+			})
+			if _, err := f.loop.Run(ctx, f.session.ID, input...); err != nil {
+				t.Fatal(err)
+			}
+			if whole != 1 || after != tc.wantAfter {
+				t.Errorf("before the request: %d whole reads and %d since a message, want 1 and %d", whole, after, tc.wantAfter)
+			}
+		})
+	}
 }
 
 // TestEachRequestHoldsTheWholeHistory: a turn reads the history whole
