@@ -38,6 +38,19 @@ func (tx *writeTx) ExecContext(_ context.Context, query string, args ...any) (sq
 	return tx.cachedTx.ExecContext(tx.ctx, query, args...)
 }
 
+// insert runs an INSERT of one row and returns the row's id. Not
+// RETURNING, which makes the insert a query whose result rows are
+// scanned and closed, for one integer. The id is the statement's own
+// even when a trigger inserted rows too: SQLite gives back the last
+// insert's id once a trigger ends.
+func (tx *writeTx) insert(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
 // record adds an entry to the change log: what changed, for which session
 // and task, and the changed value itself.
 func (tx *writeTx) record(ctx context.Context, kind sa.ChangeKind, sessionID, taskID string, data any) error {
@@ -45,9 +58,8 @@ func (tx *writeTx) record(ctx context.Context, kind sa.ChangeKind, sessionID, ta
 	if err != nil {
 		return fmt.Errorf("encode change: %w", err)
 	}
-	var id int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO changes (kind, session_id, task_id, data, created_at)
-		VALUES (?, ?, ?, ?, ?) RETURNING id`, kind, sessionID, taskID, raw, nanos(tx.now)).Scan(&id)
+	id, err := tx.insert(ctx, `INSERT INTO changes (kind, session_id, task_id, data, created_at)
+		VALUES (?, ?, ?, ?, ?)`, kind, sessionID, taskID, raw, nanos(tx.now))
 	if err != nil {
 		return fmt.Errorf("record change: %w", err)
 	}

@@ -120,12 +120,13 @@ func (s *Store) commitBatch(batch []*writeRequest) {
 	savepoints := len(batch) > 1
 	var kept []*writeRequest // the writes in the transaction
 	changed := false
+	stmts := newCachedTx(sqlTx, s.writeStmts) // shared: each statement is bound to the transaction once
 	for _, r := range batch {
 		if err := r.ctx.Err(); err != nil {
 			r.err = err // given up before it started
 			continue
 		}
-		tx := &writeTx{cachedTx: newCachedTx(sqlTx, s.writeStmts), ctx: ctx, now: s.now().UTC()}
+		tx := &writeTx{cachedTx: stmts, ctx: ctx, now: s.now().UTC()}
 		if savepoints {
 			if _, err := tx.ExecContext(ctx, `SAVEPOINT one_write`); err != nil {
 				_ = sqlTx.Rollback()

@@ -293,7 +293,7 @@ func insertMessagesOf(ctx context.Context, tx *writeTx, sessionID, taskID string
 	}
 	const insert = `INSERT INTO messages
 		(session_id, role, kind, parts, summary, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	out := make([]sa.Message, len(msgs))
 	for i, m := range msgs {
 		m = storekit.PrepareMessage(m, sessionID, tx.now)
@@ -302,8 +302,8 @@ func insertMessagesOf(ctx context.Context, tx *writeTx, sessionID, taskID string
 			return nil, fmt.Errorf("encode parts: %w", err)
 		}
 		u := m.Usage
-		err = tx.QueryRowContext(ctx, insert, sessionID, m.Role, m.Kind, parts, boolInt(m.Summary), m.Model,
-			u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, nanos(m.CreatedAt)).Scan(&m.ID)
+		m.ID, err = tx.insert(ctx, insert, sessionID, m.Role, m.Kind, parts, boolInt(m.Summary), m.Model,
+			u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, nanos(m.CreatedAt))
 		if err != nil {
 			return nil, fmt.Errorf("insert message: %w", err)
 		}
