@@ -130,6 +130,9 @@ func liveSession(ctx context.Context, q querier, id, lock string) (sa.Session, e
 
 // ResolveSession finds a live session by full id or unique prefix.
 func (s *Store) ResolveSession(ctx context.Context, ref string) (sa.Session, error) {
+	if sess, err := liveSession(ctx, s.pool, storekit.ExactID(ref), ""); !errors.Is(err, sa.ErrNotFound) {
+		return sess, err
+	}
 	id, err := resolve(ctx, s.pool, "session",
 		`SELECT id FROM sessions WHERE id >= $1 AND id < $2 AND deleted_at IS NULL ORDER BY id LIMIT $3`, ref, false)
 	if err != nil {

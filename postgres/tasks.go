@@ -170,6 +170,9 @@ func readTask(ctx context.Context, q querier, id string, lock bool) (sa.Task, er
 
 // ResolveTask finds a task by full id or unique prefix.
 func (s *Store) ResolveTask(ctx context.Context, ref string) (sa.Task, error) {
+	if t, err := readTask(ctx, s.pool, storekit.ExactID(ref), false); !errors.Is(err, sa.ErrNotFound) {
+		return t, err
+	}
 	id, err := resolve(ctx, s.pool, "task", `SELECT id FROM tasks WHERE id >= $1 AND id < $2 ORDER BY id LIMIT $3`, ref, false)
 	if err != nil {
 		return sa.Task{}, err

@@ -113,6 +113,9 @@ func requireLive(ctx context.Context, q querier, id string) error {
 
 // ResolveSession finds a live session by full id or unique prefix.
 func (s *Store) ResolveSession(ctx context.Context, ref string) (sa.Session, error) {
+	if sess, err := liveSession(ctx, s.reader, storekit.ExactID(ref)); !errors.Is(err, sa.ErrNotFound) {
+		return sess, err
+	}
 	id, err := resolve(ctx, s.reader, "session", `SELECT id FROM sessions WHERE id >= ? AND id < ? AND deleted_at IS NULL ORDER BY id LIMIT `+limitParam, ref)
 	if err != nil {
 		return sa.Session{}, err

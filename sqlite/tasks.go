@@ -194,6 +194,9 @@ func readTask(ctx context.Context, q querier, id string) (sa.Task, error) {
 
 // ResolveTask finds a task by full id or unique prefix.
 func (s *Store) ResolveTask(ctx context.Context, ref string) (sa.Task, error) {
+	if t, err := readTask(ctx, s.reader, storekit.ExactID(ref)); !errors.Is(err, sa.ErrNotFound) {
+		return t, err
+	}
 	id, err := resolve(ctx, s.reader, "task", `SELECT id FROM tasks WHERE id >= ? AND id < ? ORDER BY id LIMIT `+limitParam, ref)
 	if err != nil {
 		return sa.Task{}, err

@@ -85,10 +85,14 @@ func testSessions(t *testing.T, factory Factory) {
 func testResolveSession(t *testing.T, factory Factory) {
 	ctx := context.Background()
 	// Ids handed out in order: two share the prefix "abcd", one is a
-	// prefix-free neighbour.
-	st, _ := openStoreWith(t, factory, Options{NewID: idsInOrder("abcd000000000001", "abcd000000000002", "abce000000000003", "xyz7890000000004")})
-	for range 4 {
+	// prefix-free neighbour, the last is deleted.
+	st, _ := openStoreWith(t, factory, Options{NewID: idsInOrder("abcd000000000001", "abcd000000000002", "abce000000000003", "xyz7890000000004",
+		"dead000000000005")})
+	for range 5 {
 		mustCreate(t, st)
+	}
+	if err := st.DeleteSession(ctx, "dead000000000005"); err != nil {
+		t.Fatal(err)
 	}
 
 	tests := []struct {
@@ -107,6 +111,9 @@ func testResolveSession(t *testing.T, factory Factory) {
 		{"bad characters", "ab-cd", "", sa.ErrInvalid},
 		{"wildcards are not patterns", "abc%", "", sa.ErrInvalid},
 		{"unknown", "zzzz", "", sa.ErrNotFound},
+		{"unknown full id", "zzzz000000000009", "", sa.ErrNotFound},
+		{"deleted, by full id", "dead000000000005", "", sa.ErrNotFound},
+		{"deleted, by prefix", "dead", "", sa.ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -134,6 +134,18 @@ func ClearForDeletedParent(now time.Time) func(*sa.Task) error {
 // lookup asks for one more, to know whether there are more.
 const MaxCandidates = 5
 
+// ExactID is the id a reference names if it is a whole id: what a
+// resolver looks up first, by key, before it searches by prefix (a whole
+// id is never ambiguous, see PickID). A reference that is no id at all
+// gives "", which names nothing.
+func ExactID(ref string) string {
+	prefix, err := sa.CheckIDPrefix(ref)
+	if err != nil {
+		return ""
+	}
+	return prefix
+}
+
 // PickID turns the ids a prefix lookup found (at most MaxCandidates+1, in
 // order) into one id, a not-found error or an ambiguity error.
 func PickID(what, ref, prefix string, ids []string) (string, error) {
