@@ -205,11 +205,17 @@ func (e *Engine) Run(ctx context.Context, sessionID string, opts TurnOptions, in
 	if err != nil {
 		return agent.Outcome{}, err
 	}
+	return e.RunIn(ctx, sess, opts, input...)
+}
+
+// RunIn is Run for a caller that knows the session already (its id, agent
+// and model are what a turn needs of it): a task's run, which created it.
+func (e *Engine) RunIn(ctx context.Context, sess sa.Session, opts TurnOptions, input ...sa.Message) (agent.Outcome, error) {
 	loop, err := e.Loop(ctx, sess, opts)
 	if err != nil {
 		return agent.Outcome{}, err
 	}
-	return loop.Run(ctx, sessionID, input...)
+	return loop.Run(ctx, sess.ID, input...)
 }
 
 // UserMessage is a user's text as a message.

@@ -430,13 +430,14 @@ func (m *Manager) partial(ctx context.Context, id string) string {
 
 // run is one launch or resume of a task, running in this process.
 type run struct {
-	task   sa.Task
-	input  []sa.Message
-	resume bool
-	slot   bool // took its run slot at launch (and so started running)
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	done   chan struct{}
+	task    sa.Task
+	session *sa.Session // the task's, when its launch knew it
+	input   []sa.Message
+	resume  bool
+	slot    bool // took its run slot at launch (and so started running)
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	done    chan struct{}
 
 	mu       sync.Mutex
 	progress sa.TaskProgress
@@ -479,10 +480,11 @@ func (m *Manager) takeSlot() bool {
 }
 
 // start begins a run in the background; slot says whether the caller
-// took its run slot already.
-func (m *Manager) start(t sa.Task, input []sa.Message, resume, slot bool) (*run, error) {
+// took its run slot already, session is the task's session if the caller
+// knows it (nil: the run reads it).
+func (m *Manager) start(t sa.Task, session *sa.Session, input []sa.Message, resume, slot bool) (*run, error) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	r := &run{task: t, input: input, resume: resume, slot: slot, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+	r := &run{task: t, session: session, input: input, resume: resume, slot: slot, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		progress: t.Progress, activity: time.Now()}
 	if err := m.track(r); err != nil {
 		cancel(err)
@@ -534,7 +536,13 @@ func (m *Manager) execute(r *run) {
 		return
 	}
 	opts := engine.TurnOptions{OnEvent: func(e agent.Event) { m.observe(r, e) }}
-	outcome, err := m.engine.Run(ctx, r.task.ID, opts, r.input...)
+	runAgent := func(input ...sa.Message) (agent.Outcome, error) {
+		if r.session != nil {
+			return m.engine.RunIn(ctx, *r.session, opts, input...)
+		}
+		return m.engine.Run(ctx, r.task.ID, opts, input...)
+	}
+	outcome, err := runAgent(r.input...)
 	// An agent that launched tasks of its own finishes with them: it waits
 	// for them, and is woken while they left notifications it has not seen.
 	due := false
@@ -551,7 +559,7 @@ func (m *Manager) execute(r *run) {
 		if err = waker.Check(ctx, r.task.ID); err != nil || !due {
 			break
 		}
-		outcome, err = m.engine.Run(ctx, r.task.ID, opts)
+		outcome, err = runAgent()
 	}
 	// Given back before the task ends, so that a resume can take it.
 	release()

@@ -1052,3 +1052,39 @@ func TestProgressIsStoredLaterTogether(t *testing.T) {
 		})
 	}
 }
+
+// TestATaskRunsItsSessionsModel: a task of a profile without a model of
+// its own runs its parent's, whether its run knows the session from its
+// launch (a new session) or reads it (a fork, which takes the model from
+// its parent).
+func TestATaskRunsItsSessionsModel(t *testing.T) {
+	ctx := context.Background()
+	for _, fork := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fork=%v", fork), func(t *testing.T) {
+			var models sync.Map // the model each request asked for
+			h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
+				var body struct {
+					Model string `json:"model"`
+				}
+				if err := req.Decode(&body); err == nil {
+					models.Store(body.Model, true)
+				}
+				return llmtest.Reply{Text: "done"}
+			})
+			parent, err := h.store.CreateSession(ctx, sa.NewSession{Agent: "general", Model: "anthropic/claude-parents",
+				Messages: []sa.Message{user("parent: hi")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			task := h.launch(parent.ID, tasks.LaunchRequest{Description: "model", Fork: fork})
+			if got := h.wait(task.ID); got.Status != sa.TaskCompleted {
+				t.Fatalf("task ended %s %q", got.Status, got.Error)
+			}
+			var asked []string
+			models.Range(func(k, _ any) bool { asked = append(asked, k.(string)); return true })
+			if len(asked) != 1 || asked[0] != "claude-parents" {
+				t.Fatalf("the task asked for models %q, want only its parent's (claude-parents)", asked)
+			}
+		})
+	}
+}
