@@ -97,9 +97,11 @@ type Tasks interface {
 	// nor twice. note gets the ended task and the state of its batch as it
 	// is in that transaction (the ended task counted), so counts like "3 of
 	// 4 done" are exact even when tasks end at once. No
-	// notification is stored when the parent session is gone. It returns
-	// the ended task and the stored notification (zero when none was
-	// stored).
+	// notification is stored when the parent session is gone. The turn
+	// lease its run holds on its session goes with it: a task that ended
+	// runs no more, and only its resume may take that session again. It
+	// returns the ended task and the stored notification (zero when none
+	// was stored).
 	FinishTask(ctx context.Context, id string, change func(*Task) error, note func(ended Task, batch BatchState) Message) (Task, Message, error)
 }
 

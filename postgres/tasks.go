@@ -337,6 +337,9 @@ func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task)
 		if !ended.Status.Terminal() {
 			return fmt.Errorf("%w: finishing task %s left it %s", sa.ErrInvalid, id, ended.Status)
 		}
+		if _, err := tx.Exec(ctx, `DELETE FROM turn_leases WHERE session_id = $1 AND task_id = $1`, id); err != nil {
+			return fmt.Errorf("release the task's lease: %w", err)
+		}
 		if !parentLive {
 			return nil // the parent is gone: nobody to notify
 		}

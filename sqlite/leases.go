@@ -78,6 +78,15 @@ func (s *Store) ReleaseTurn(ctx context.Context, sessionID, runnerID string) err
 	return nil
 }
 
+// releaseTaskLease gives back the lease a task's run holds on its session
+// (see sa.Tasks.FinishTask).
+func releaseTaskLease(ctx context.Context, tx *writeTx, taskID string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM turn_leases WHERE session_id = ? AND task_id = ?`, taskID, taskID); err != nil {
+		return fmt.Errorf("release the task's lease: %w", err)
+	}
+	return nil
+}
+
 // Lease returns the lease held on a session.
 func (s *Store) Lease(ctx context.Context, sessionID string) (sa.TurnLease, error) {
 	return readLease(ctx, s.reader, sessionID)

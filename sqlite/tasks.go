@@ -365,6 +365,9 @@ func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task)
 		if !ended.Status.Terminal() {
 			return fmt.Errorf("%w: finishing task %s left it %s", sa.ErrInvalid, id, ended.Status)
 		}
+		if err := releaseTaskLease(ctx, tx, id); err != nil {
+			return err
+		}
 		if err := requireLive(ctx, tx, ended.ParentSessionID); errors.Is(err, sa.ErrNotFound) {
 			return nil // the parent is gone: nobody to notify
 		} else if err != nil {

@@ -99,6 +99,22 @@ func testTaskSessionLease(t *testing.T, factory Factory) {
 	if _, err := st.AcquireTurn(ctx, sa.TurnLease{SessionID: parent.ID, RunnerID: "runner-a", Holder: "chat"}); err != nil {
 		t.Fatalf("AcquireTurn on the parent: %v", err)
 	}
+
+	// The task's ending gives its run's lease back with it, and leaves the
+	// parent's alone.
+	_, _, err = st.FinishTask(ctx, task.ID, func(tk *sa.Task) error { tk.Status = sa.TaskCancelled; return nil },
+		func(sa.Task, sa.BatchState) sa.Message {
+			return sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{sa.TextPart("ended")}}
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err := st.Lease(ctx, task.ID); !errors.Is(err, sa.ErrNotFound) {
+		t.Fatalf("the ended task's session is still leased: %+v, %v", l, err)
+	}
+	if _, err := st.Lease(ctx, parent.ID); err != nil {
+		t.Fatalf("the parent's lease after the task ended: %v", err)
+	}
 }
 
 // testConcurrentLeases: of many processes asking at once, one gets it.

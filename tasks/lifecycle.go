@@ -561,9 +561,12 @@ func (m *Manager) execute(r *run) {
 		}
 		outcome, err = runAgent()
 	}
-	// Given back before the task ends, so that a resume can take it.
-	release()
-	m.end(r, outcome, err, ctx)
+	// The task's ending gives the lease back with it (see FinishTask), so
+	// that a resume can take it at once; a run whose task was ended
+	// elsewhere gives it back itself.
+	if !m.end(r, outcome, err, ctx) {
+		release()
+	}
 	if err != nil {
 		// Stopped before its own tasks ended (a run that went well waited
 		// for them).
@@ -610,8 +613,8 @@ func (m *Manager) waitForOwnTasks(ctx context.Context, r *run) error {
 }
 
 // end records how a run ended, unless the task was ended already (a
-// cancel, or another process).
-func (m *Manager) end(r *run, o agent.Outcome, runErr error, ctx context.Context) {
+// cancel, or another process). It reports whether it ended the task.
+func (m *Manager) end(r *run, o agent.Outcome, runErr error, ctx context.Context) bool {
 	r.mu.Lock()
 	r.ended = true
 	m.stopProgressSaves(r)
@@ -626,7 +629,7 @@ func (m *Manager) end(r *run, o agent.Outcome, runErr error, ctx context.Context
 		case errors.As(cause, &overBudget):
 			errMsg = overBudget.reason
 		case errors.Is(cause, errCancelled), errors.Is(cause, errEndedAway), errors.Is(runErr, errTaskEnded):
-			return // ended already, by whoever cancelled it
+			return false // ended already, by whoever cancelled it
 		case errors.Is(cause, errShutdown):
 			errMsg = errShutdown.Error()
 		case errors.Is(cause, errTimedOut):
@@ -643,7 +646,8 @@ func (m *Manager) end(r *run, o agent.Outcome, runErr error, ctx context.Context
 	r.mu.Lock()
 	progress := r.progressCopy()
 	r.mu.Unlock()
-	_, _ = finish(context.Background(), m.store, r.task.ID, status, result, errMsg, nil, &progress)
+	_, err := finish(context.Background(), m.store, r.task.ID, status, result, errMsg, nil, &progress)
+	return err == nil
 }
 
 // finish ends a task in the store with its notification; check, if set,
