@@ -165,6 +165,11 @@ type NewTask struct {
 	// in the creating transaction: launches into one session at once,
 	// from any process, never start two batches.
 	JoinActiveBatch bool
+	// Lease, when set, leases the new session to the task's run (Lease's
+	// RunnerID and Holder; the store fills in the rest) in the same
+	// transaction: a task that runs where it is launched holds its
+	// session from the start, without a write of its own for it.
+	Lease *TurnLease
 }
 
 // TaskFilter selects tasks to list. Zero fields select everything; cleared

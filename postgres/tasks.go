@@ -61,6 +61,9 @@ func (s *Store) createTask(ctx context.Context, nt sa.NewTask, hook TaskHook) (s
 	if err := storekit.ValidateMessages(nt.Session.Messages); err != nil {
 		return sa.Task{}, err
 	}
+	if nt.Lease != nil && (nt.Lease.RunnerID == "" || !storable(nt.Lease.RunnerID)) {
+		return sa.Task{}, fmt.Errorf("%w: a task's lease needs a runner id of printable text", sa.ErrInvalid)
+	}
 	err := s.inWrite(ctx, func(tx *writeTx) error {
 		if nt.JoinActiveBatch {
 			// Launches into one session, on any node, choose their batch
@@ -114,6 +117,13 @@ func (s *Store) createTask(ctx context.Context, nt sa.NewTask, hook TaskHook) (s
 		t = storekit.NormalizeTask(t)
 		if err := insertTask(ctx, tx, t); err != nil {
 			return err
+		}
+		if nt.Lease != nil {
+			_, err := tx.Exec(ctx, `INSERT INTO turn_leases (session_id, runner_id, holder, task_id, acquired_at) VALUES ($1, $2, $3, $4, $5)`,
+				t.ID, nt.Lease.RunnerID, bin(nt.Lease.Holder), t.ID, nanos(tx.now))
+			if err != nil {
+				return fmt.Errorf("write lease: %w", err)
+			}
 		}
 		return runHook(ctx, tx, hook, t)
 	})

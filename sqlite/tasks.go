@@ -55,6 +55,9 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 	if err := storekit.ValidateMessages(nt.Session.Messages); err != nil {
 		return sa.Task{}, err
 	}
+	if nt.Lease != nil && nt.Lease.RunnerID == "" {
+		return sa.Task{}, fmt.Errorf("%w: a task's lease needs a runner", sa.ErrInvalid)
+	}
 	err := s.inWrite(ctx, func(tx *writeTx) error {
 		if err := requireLive(ctx, tx, t.ParentSessionID); err != nil {
 			return fmt.Errorf("parent: %w", err)
@@ -96,6 +99,13 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 		t = storekit.NormalizeTask(t)
 		if err := insertTask(ctx, tx, t); err != nil {
 			return err
+		}
+		if nt.Lease != nil {
+			_, err := tx.ExecContext(ctx, `INSERT INTO turn_leases (session_id, runner_id, holder, task_id, acquired_at) VALUES (?, ?, ?, ?, ?)`,
+				t.ID, nt.Lease.RunnerID, nt.Lease.Holder, t.ID, nanos(tx.now))
+			if err != nil {
+				return fmt.Errorf("write lease: %w", err)
+			}
 		}
 		return tx.record(ctx, sa.ChangeTaskCreated, t.ParentSessionID, t.ID, t)
 	})

@@ -100,6 +100,19 @@ func testTaskSessionLease(t *testing.T, factory Factory) {
 		t.Fatalf("AcquireTurn on the parent: %v", err)
 	}
 
+	// A task created with its lease holds its session from the start.
+	leased := newTask(parent.ID, "leased")
+	leased.Lease = &sa.TurnLease{RunnerID: "runner-a", Holder: "task"}
+	withLease := mustCreateTask(t, st, leased)
+	if l, err := st.Lease(ctx, withLease.ID); err != nil || l.RunnerID != "runner-a" || l.Holder != "task" ||
+		l.TaskID != withLease.ID || l.SessionID != withLease.ID || l.AcquiredAt.IsZero() {
+		t.Fatalf("the lease of a task created with one = %+v, %v", l, err)
+	}
+	bad := newTask(parent.ID, "no runner")
+	bad.Lease = &sa.TurnLease{Holder: "task"}
+	_, err = st.CreateTask(ctx, bad)
+	wantErrIs(t, err, sa.ErrInvalid, "CreateTask(lease without a runner)")
+
 	// The task's ending gives its run's lease back with it, and leaves the
 	// parent's alone.
 	_, _, err = st.FinishTask(ctx, task.ID, func(tk *sa.Task) error { tk.Status = sa.TaskCancelled; return nil },

@@ -46,6 +46,8 @@ func (d inProcess) Launch(ctx context.Context, nt sa.NewTask) (sa.Task, error) {
 		nt.Task.Status = sa.TaskRunning
 	}
 	nt.Task.RunnerID = m.runner.ID
+	// Its run here holds its session from the start.
+	nt.Lease = &sa.TurnLease{RunnerID: m.runner.ID, Holder: HolderTask}
 	t, err := m.store.CreateTask(ctx, nt)
 	if err != nil {
 		if slot {
@@ -55,11 +57,11 @@ func (d inProcess) Launch(ctx context.Context, nt sa.NewTask) (sa.Task, error) {
 	}
 	// A new session is made as asked, so its run need not read it; a fork
 	// takes what it was not given from its parent.
-	var session *sa.Session
+	known := launched{leased: true}
 	if !nt.Fork {
-		session = &sa.Session{ID: t.ID, Agent: nt.Session.Agent, Model: nt.Session.Model}
+		known.session = &sa.Session{ID: t.ID, Agent: nt.Session.Agent, Model: nt.Session.Model}
 	}
-	if _, err := m.start(t, session, nil, false, slot); err != nil {
+	if _, err := m.start(t, known, nil, false, slot); err != nil {
 		// Shutting down between create and start: end it at once.
 		_, _ = m.finish(context.WithoutCancel(ctx), t.ID, sa.TaskError, "", errShutdown.Error(), nil)
 		return sa.Task{}, err
@@ -79,7 +81,7 @@ func (d inProcess) Resume(ctx context.Context, id string, change func(*sa.Task) 
 	if err != nil {
 		return sa.Task{}, err
 	}
-	if _, err := m.start(resumed, nil, []sa.Message{engine.UserMessage(prompt)}, true, m.takeSlot()); err != nil {
+	if _, err := m.start(resumed, launched{}, []sa.Message{engine.UserMessage(prompt)}, true, m.takeSlot()); err != nil {
 		_, _ = m.finish(context.WithoutCancel(ctx), resumed.ID, sa.TaskError, "", errShutdown.Error(), nil)
 		return sa.Task{}, err
 	}
@@ -147,7 +149,7 @@ func (m *Manager) Work(ctx context.Context, job Job) error {
 	if job.Resume {
 		input = []sa.Message{engine.UserMessage(job.Prompt)}
 	}
-	r, err := m.start(claimed, nil, input, job.Resume, true)
+	r, err := m.start(claimed, launched{}, input, job.Resume, true)
 	if err != nil {
 		_, _ = m.finish(context.WithoutCancel(ctx), claimed.ID, sa.TaskError, "", errShutdown.Error(), nil)
 		return nil

@@ -36,10 +36,7 @@ func (m *Manager) Lease(ctx context.Context, sessionID, holder, taskID string) (
 			if err != nil {
 				return nil, err
 			}
-			var once sync.Once
-			return func() {
-				once.Do(func() { _ = m.store.ReleaseTurn(context.WithoutCancel(ctx), sessionID, m.runner.ID) })
-			}, nil
+			return m.releaser(ctx, sessionID), nil
 		}
 		if attempt >= leaseRetries {
 			return nil, err
@@ -60,6 +57,15 @@ func (m *Manager) Lease(ctx context.Context, sessionID, holder, taskID string) (
 		default:
 			return nil, err
 		}
+	}
+}
+
+// releaser returns the function that gives back this runner's lease of a
+// session, once (later calls do nothing).
+func (m *Manager) releaser(ctx context.Context, sessionID string) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() { _ = m.store.ReleaseTurn(context.WithoutCancel(ctx), sessionID, m.runner.ID) })
 	}
 }
 

@@ -430,14 +430,14 @@ func (m *Manager) partial(ctx context.Context, id string) string {
 
 // run is one launch or resume of a task, running in this process.
 type run struct {
-	task    sa.Task
-	session *sa.Session // the task's, when its launch knew it
-	input   []sa.Message
-	resume  bool
-	slot    bool // took its run slot at launch (and so started running)
-	ctx     context.Context
-	cancel  context.CancelCauseFunc
-	done    chan struct{}
+	task     sa.Task
+	launched launched // what its launch here knew
+	input    []sa.Message
+	resume   bool
+	slot     bool // took its run slot at launch (and so started running)
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	done     chan struct{}
 
 	mu       sync.Mutex
 	progress sa.TaskProgress
@@ -479,12 +479,21 @@ func (m *Manager) takeSlot() bool {
 	}
 }
 
+// launched is what a launch in this process knows of its task's run.
+type launched struct {
+	// session is the task's new session (nil for a fork, which takes
+	// what it was not given from its parent: the run reads it).
+	session *sa.Session
+	// leased says that the session was leased to this runner with the
+	// task (sa.NewTask.Lease).
+	leased bool
+}
+
 // start begins a run in the background; slot says whether the caller
-// took its run slot already, session is the task's session if the caller
-// knows it (nil: the run reads it).
-func (m *Manager) start(t sa.Task, session *sa.Session, input []sa.Message, resume, slot bool) (*run, error) {
+// took its run slot already.
+func (m *Manager) start(t sa.Task, known launched, input []sa.Message, resume, slot bool) (*run, error) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	r := &run{task: t, session: session, input: input, resume: resume, slot: slot, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+	r := &run{task: t, launched: known, input: input, resume: resume, slot: slot, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		progress: t.Progress, activity: time.Now()}
 	if err := m.track(r); err != nil {
 		cancel(err)
@@ -529,16 +538,20 @@ func (m *Manager) execute(r *run) {
 	go m.watchActivity(ctx, r)
 
 	// The task's session is its own: its run holds the session's lease,
-	// so no turn, append or clear from elsewhere lands in it.
-	release, err := m.Lease(ctx, r.task.ID, HolderTask, r.task.ID)
-	if err != nil {
-		m.end(r, agent.Outcome{}, err, ctx)
-		return
+	// so no turn, append or clear from elsewhere lands in it. A launch
+	// here took it with the task.
+	release := m.releaser(ctx, r.task.ID)
+	if !r.launched.leased {
+		var err error
+		if release, err = m.Lease(ctx, r.task.ID, HolderTask, r.task.ID); err != nil {
+			m.end(r, agent.Outcome{}, err, ctx)
+			return
+		}
 	}
 	opts := engine.TurnOptions{OnEvent: func(e agent.Event) { m.observe(r, e) }}
 	runAgent := func(input ...sa.Message) (agent.Outcome, error) {
-		if r.session != nil {
-			return m.engine.RunIn(ctx, *r.session, opts, input...)
+		if r.launched.session != nil {
+			return m.engine.RunIn(ctx, *r.launched.session, opts, input...)
 		}
 		return m.engine.Run(ctx, r.task.ID, opts, input...)
 	}

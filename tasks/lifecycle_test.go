@@ -1088,3 +1088,45 @@ func TestATaskRunsItsSessionsModel(t *testing.T) {
 		})
 	}
 }
+
+// TestARunningTaskHoldsItsSession: a task launched here holds its
+// session's turn lease from its creation (taken in the same transaction)
+// while it runs, and gives it back with its ending.
+func TestARunningTaskHoldsItsSession(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		stall bool // the task runs until cancelled
+	}{{"completed", false}, {"cancelled", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			release := make(chan struct{})
+			h := newHarness(t, func(llmtest.Request) llmtest.Reply {
+				if tc.stall {
+					return llmtest.Reply{Text: "never", Fault: llmtest.Stall}
+				}
+				<-release
+				return llmtest.Reply{Text: "done"}
+			})
+			parent := h.parent(user("parent: hi"))
+			task := h.launch(parent.ID, tasks.LaunchRequest{Description: "holds"})
+			l, err := h.store.Lease(ctx, task.ID)
+			if err != nil || l.RunnerID != h.mgr.RunnerID() || l.Holder != tasks.HolderTask || l.TaskID != task.ID ||
+				!l.AcquiredAt.Equal(task.CreatedAt) {
+				t.Fatalf("the running task's lease = %+v, %v; want this runner's, taken with the task (%s)", l, err, task.CreatedAt)
+			}
+			if tc.stall {
+				if _, err := h.mgr.Cancel(ctx, task.ID); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				close(release)
+				if got := h.wait(task.ID); got.Status != sa.TaskCompleted {
+					t.Fatalf("task ended %s %q", got.Status, got.Error)
+				}
+			}
+			if l, err := h.store.Lease(ctx, task.ID); !errors.Is(err, sa.ErrNotFound) {
+				t.Fatalf("the ended task's session is still leased: %+v, %v", l, err)
+			}
+		})
+	}
+}
