@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -71,10 +72,15 @@ func (m *Manager) ancestry(ctx context.Context, sessionID string) ([]sa.Task, er
 	if chain != nil {
 		return chain, nil
 	}
-	chain, err := m.readAncestry(ctx, sessionID)
+	// The run has its task's row: only the tasks above it are read.
+	above, err := m.readAncestry(ctx, r.task.ParentSessionID)
 	if err != nil {
 		return nil, err
 	}
+	if slices.ContainsFunc(above, func(t sa.Task) bool { return t.ID == r.task.ID }) {
+		return nil, fmt.Errorf("%w: task %s is its own ancestor", sa.ErrCorrupt, r.task.ID)
+	}
+	chain = append([]sa.Task{r.task}, above...)
 	r.mu.Lock()
 	r.ancestry = chain
 	r.mu.Unlock()
