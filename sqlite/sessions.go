@@ -333,7 +333,9 @@ func (s *Store) History(ctx context.Context, sessionID string) ([]sa.Message, er
 func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int64) ([]sa.Message, error) {
 	var msgs []sa.Message
 	err := s.readLive(ctx, sessionID, "messages", func(l lineage) (err error) {
-		msgs, err = l.Messages(ctx, sessionID, afterID, math.MaxInt64)
+		// Not counted first: what came since a message the caller has is
+		// usually a few messages, which a count would cost more than save.
+		msgs, err = l.messages(ctx, sessionID, afterID, math.MaxInt64, 0)
 		return err
 	})
 	return msgs, err
@@ -402,6 +404,11 @@ func (l lineage) Messages(ctx context.Context, id string, after, upto int64) ([]
 	if err != nil {
 		return nil, err
 	}
+	return l.messages(ctx, id, after, upto, n)
+}
+
+// messages reads a session's own messages in a range, n of them expected.
+func (l lineage) messages(ctx context.Context, id string, after, upto int64, n int) ([]sa.Message, error) {
 	rows, err := l.q.QueryContext(ctx, `SELECT `+messageColumns+`
 		FROM messages WHERE session_id = ? AND id > ? AND id <= ? ORDER BY id`, id, after, upto)
 	if err != nil {
