@@ -331,14 +331,18 @@ func (s *Store) History(ctx context.Context, sessionID string) ([]sa.Message, er
 
 // MessagesAfter returns a live session's own messages after afterID.
 func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int64) ([]sa.Message, error) {
-	var msgs []sa.Message
-	err := s.readLive(ctx, sessionID, "messages", func(l lineage) (err error) {
-		// Not counted first: what came since a message the caller has is
-		// usually a few messages, which a count would cost more than save.
-		msgs, err = l.messages(ctx, sessionID, afterID, math.MaxInt64, 0)
-		return err
-	})
-	return msgs, err
+	// No transaction: the messages are one statement, and a deletion
+	// between the check and the read gives what was there just before it.
+	// Not counted first either: what came since a message the caller has
+	// is usually a few messages, which a count would cost more than save.
+	if err := requireLive(ctx, s.reader, sessionID); err != nil {
+		return nil, fmt.Errorf("messages of session %s: %w", sessionID, err)
+	}
+	msgs, err := lineage{s.reader}.messages(ctx, sessionID, afterID, math.MaxInt64, 0)
+	if err != nil {
+		return nil, fmt.Errorf("messages of session %s: %w", sessionID, err)
+	}
+	return msgs, nil
 }
 
 // LatestMessage returns the newest message of a live session's history
