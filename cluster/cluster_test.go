@@ -58,6 +58,10 @@ type serveNode struct {
 	cmd  *exec.Cmd
 	url  string
 	log  *bytes.Buffer
+	// client keeps a connection open for each of many callers at once
+	// (the default client keeps two, and opens a new one for each other
+	// call).
+	client *http.Client
 	// ends counts the task endings its event stream delivered.
 	mu   sync.Mutex
 	ends map[string]int
@@ -66,7 +70,8 @@ type serveNode struct {
 func startNode(t testing.TB, bin, name, workspace string, env []string) *serveNode {
 	t.Helper()
 	dataDir := filepath.Join(t.TempDir(), "data")
-	n := &serveNode{name: name, log: &bytes.Buffer{}, ends: map[string]int{}}
+	n := &serveNode{name: name, log: &bytes.Buffer{}, ends: map[string]int{},
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}}}
 	n.cmd = exec.Command(bin, "--data-dir", dataDir, "--workspace", workspace, "serve", "--addr", "127.0.0.1:0", "--rate-limit", "0")
 	n.cmd.Env = env
 	n.cmd.Stdout, n.cmd.Stderr = n.log, n.log
@@ -112,7 +117,7 @@ func (n *serveNode) do(ctx context.Context, method, path string, body, out any) 
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := n.client.Do(req)
 	if err != nil {
 		return err
 	}
