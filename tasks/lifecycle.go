@@ -91,10 +91,14 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 		}
 	}
 	// The child runs its profile's model; one without a model of its own
-	// keeps the parent's.
+	// keeps the parent's. A fork given no model takes its parent's, so
+	// one is named for it.
 	model := parent.Model
 	if profile.Model != "" {
 		model = ""
+		if req.Fork {
+			model = profile.Model
+		}
 	}
 	budget, err := m.launchBudget(ctx, ancestors, m.engine.ModelFor(sa.Session{Model: model}, profile, ""), req.Budget)
 	if err != nil {

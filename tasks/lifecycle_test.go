@@ -18,6 +18,7 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/agents"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/internal/proctest"
 	"github.com/superagents/superagents/llm/llmtest"
@@ -1053,14 +1054,23 @@ func TestProgressIsStoredLaterTogether(t *testing.T) {
 	}
 }
 
-// TestATaskRunsItsSessionsModel: a task of a profile without a model of
-// its own runs its parent's, whether its run knows the session from its
-// launch (a new session) or reads it (a fork, which takes the model from
-// its parent).
+// TestATaskRunsItsSessionsModel: a task runs its profile's model if the
+// profile names one, its parent's otherwise; forked or not, and whether
+// its run knows its session from the launch (a new one) or reads it (a
+// fork).
 func TestATaskRunsItsSessionsModel(t *testing.T) {
 	ctx := context.Background()
-	for _, fork := range []bool{false, true} {
-		t.Run(fmt.Sprintf("fork=%v", fork), func(t *testing.T) {
+	for _, tc := range []struct {
+		agent string
+		fork  bool
+		want  string
+	}{
+		{"general", false, "claude-parents"},
+		{"general", true, "claude-parents"},
+		{"pinned", false, "claude-pinned"},
+		{"pinned", true, "claude-pinned"},
+	} {
+		t.Run(fmt.Sprintf("%s/fork=%v", tc.agent, tc.fork), func(t *testing.T) {
 			var models sync.Map // the model each request asked for
 			h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
 				var body struct {
@@ -1071,19 +1081,30 @@ func TestATaskRunsItsSessionsModel(t *testing.T) {
 				}
 				return llmtest.Reply{Text: "done"}
 			})
+			// A profile with a model of its own, loaded at a restart.
+			dir := agents.ProjectDir(h.ws)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			profile := "---\ndescription: pinned to a model\nmodel: anthropic/claude-pinned\n---\nBe brief.\n"
+			if err := os.WriteFile(filepath.Join(dir, "pinned.md"), []byte(profile), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			h.close()
+			h.open()
 			parent, err := h.store.CreateSession(ctx, sa.NewSession{Agent: "general", Model: "anthropic/claude-parents",
 				Messages: []sa.Message{user("parent: hi")}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			task := h.launch(parent.ID, tasks.LaunchRequest{Description: "model", Fork: fork})
+			task := h.launch(parent.ID, tasks.LaunchRequest{Description: "model", Agent: tc.agent, Fork: tc.fork})
 			if got := h.wait(task.ID); got.Status != sa.TaskCompleted {
 				t.Fatalf("task ended %s %q", got.Status, got.Error)
 			}
 			var asked []string
 			models.Range(func(k, _ any) bool { asked = append(asked, k.(string)); return true })
-			if len(asked) != 1 || asked[0] != "claude-parents" {
-				t.Fatalf("the task asked for models %q, want only its parent's (claude-parents)", asked)
+			if len(asked) != 1 || asked[0] != tc.want {
+				t.Fatalf("the task asked for models %q, want only %s", asked, tc.want)
 			}
 		})
 	}
