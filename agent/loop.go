@@ -117,7 +117,9 @@ type run struct {
 	mu        sync.Mutex     // serializes OnEvent
 	// history is the session's history as last read (see readHistory);
 	// read tells an empty one from none; current says that nothing was
-	// stored or asked of the model since.
+	// stored or asked of the model since (it is cleared by the turn's own
+	// goroutine where it stores or asks; a step's tool results come after
+	// its request, which cleared it).
 	history []sa.Message
 	read    bool
 	current bool
@@ -174,7 +176,6 @@ func (r *run) emit(e Event) {
 }
 
 func (r *run) store(ctx context.Context, msgs ...sa.Message) error {
-	r.current = false
 	stored, err := r.loop.Store.Append(ctx, r.sessionID, msgs...)
 	if err != nil {
 		return fmt.Errorf("store message: %w", err)
@@ -193,6 +194,7 @@ func (r *run) turn(ctx context.Context, input []sa.Message) (Outcome, error) {
 		if err := r.store(ctx, input...); err != nil {
 			return r.out, err
 		}
+		r.current = false // the history read misses the input
 	}
 	maxSteps := cmpOr(r.loop.MaxSteps, DefaultMaxSteps)
 	for {
@@ -237,6 +239,7 @@ func (r *run) repairDangling(ctx context.Context) error {
 	for i, c := range dangling {
 		parts[i] = sa.Part{Type: sa.PartToolResult, CallID: c.CallID, Name: c.Name, Output: interruptedOutput, IsError: true}
 	}
+	r.current = false // the history read misses the answers
 	return r.store(ctx, sa.Message{Role: sa.RoleTool, Parts: parts})
 }
 
