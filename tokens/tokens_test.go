@@ -110,3 +110,13 @@ func BenchmarkCount(b *testing.B) {
 		c.Count(text)
 	}
 }
+
+// BenchmarkNewCounter builds the o200k counter: the vocabulary is decoded
+// and the pattern compiled, once per counter.
+func BenchmarkNewCounter(b *testing.B) {
+	for b.Loop() {
+		if _, err := tokens.NewCounter(tokens.O200KBase); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
