@@ -18,9 +18,12 @@ type LineageReader interface {
 	// LastClear returns the id of the session's latest own clear message
 	// whose id is at most upto, or 0 when there is none.
 	LastClear(ctx context.Context, sessionID string, upto int64) (int64, error)
-	// Messages returns the session's own messages whose ids are in
-	// (after, upto], in id order.
-	Messages(ctx context.Context, sessionID string, after, upto int64) ([]Message, error)
+	// CountMessages returns how many of the session's own messages have
+	// ids in (after, upto].
+	CountMessages(ctx context.Context, sessionID string, after, upto int64) (int, error)
+	// AppendMessages appends the session's own messages whose ids are in
+	// (after, upto], in id order, to dst and returns the extended slice.
+	AppendMessages(ctx context.Context, dst []Message, sessionID string, after, upto int64) ([]Message, error)
 }
 
 // Unbounded is the upper bound of the session whose history is read: all
@@ -83,20 +86,31 @@ func BuildHistory(ctx context.Context, r LineageReader, sessionID string) ([]Mes
 	if err != nil {
 		return nil, err
 	}
-	parts := make([][]Message, 0, len(segments))
+	// The segments are counted first, so that the history is allocated
+	// once at its size and each segment read straight into it: long chains
+	// are neither re-copied as the history grows nor read into a slice of
+	// their own first.
+	total := 0
 	for _, seg := range segments {
 		if seg.After >= seg.Upto {
 			continue
 		}
-		msgs, err := r.Messages(ctx, seg.SessionID, seg.After, seg.Upto)
+		n, err := r.CountMessages(ctx, seg.SessionID, seg.After, seg.Upto)
 		if err != nil {
+			return nil, fmt.Errorf("count messages of session %s: %w", seg.SessionID, err)
+		}
+		total += n
+	}
+	history := make([]Message, 0, total)
+	for _, seg := range segments {
+		if seg.After >= seg.Upto {
+			continue
+		}
+		if history, err = r.AppendMessages(ctx, history, seg.SessionID, seg.After, seg.Upto); err != nil {
 			return nil, fmt.Errorf("read messages of session %s: %w", seg.SessionID, err)
 		}
-		parts = append(parts, msgs)
 	}
-	// One allocation of the exact size: long chains are not re-copied as
-	// the history grows.
-	return slices.Concat(parts...), nil
+	return history, nil
 }
 
 // MessageMatch selects messages by kind or role: a message matches when

@@ -41,14 +41,23 @@ func (m *mapLineage) LastClear(_ context.Context, id string, upto int64) (int64,
 	return last, nil
 }
 
-func (m *mapLineage) Messages(_ context.Context, id string, after, upto int64) ([]sa.Message, error) {
-	var out []sa.Message
+func (m *mapLineage) CountMessages(_ context.Context, id string, after, upto int64) (int, error) {
+	n := 0
 	for _, msg := range m.msgs[id] {
 		if msg.ID > after && msg.ID <= upto {
-			out = append(out, msg)
+			n++
 		}
 	}
-	return out, nil
+	return n, nil
+}
+
+func (m *mapLineage) AppendMessages(_ context.Context, dst []sa.Message, id string, after, upto int64) ([]sa.Message, error) {
+	for _, msg := range m.msgs[id] {
+		if msg.ID > after && msg.ID <= upto {
+			dst = append(dst, msg)
+		}
+	}
+	return dst, nil
 }
 
 func TestBuildHistoryCorruptLineage(t *testing.T) {

@@ -375,7 +375,7 @@ func (s *Store) History(ctx context.Context, sessionID string) ([]sa.Message, er
 func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int64) ([]sa.Message, error) {
 	var msgs []sa.Message
 	err := s.readLive(ctx, sessionID, "messages", func(l lineage) (err error) {
-		msgs, err = l.Messages(ctx, sessionID, afterID, math.MaxInt64)
+		msgs, err = l.AppendMessages(ctx, nil, sessionID, afterID, math.MaxInt64)
 		return err
 	})
 	return msgs, err
@@ -435,13 +435,20 @@ func (l lineage) LastClear(ctx context.Context, id string, upto int64) (int64, e
 	return last, err
 }
 
-func (l lineage) Messages(ctx context.Context, id string, after, upto int64) ([]sa.Message, error) {
+func (l lineage) CountMessages(ctx context.Context, id string, after, upto int64) (int, error) {
+	var n int
+	err := l.q.QueryRow(ctx, `SELECT COUNT(*) FROM messages WHERE session_id = $1 AND id > $2 AND id <= $3`,
+		id, after, upto).Scan(&n)
+	return n, err
+}
+
+func (l lineage) AppendMessages(ctx context.Context, dst []sa.Message, id string, after, upto int64) ([]sa.Message, error) {
 	rows, err := l.q.Query(ctx, `SELECT `+messageColumns+`
 		FROM messages WHERE session_id = $1 AND id > $2 AND id <= $3 ORDER BY id`, id, after, upto)
 	if err != nil {
 		return nil, err
 	}
-	return readMessages(rows)
+	return readMessages(rows, dst)
 }
 
 func (l lineage) Latest(ctx context.Context, id string, after, upto int64, match sa.MessageMatch) (sa.Message, bool, error) {
@@ -462,7 +469,7 @@ func (l lineage) Latest(ctx context.Context, id string, after, upto int64, match
 	if err != nil {
 		return sa.Message{}, false, err
 	}
-	msgs, err := readMessages(rows)
+	msgs, err := readMessages(rows, nil)
 	if err != nil || len(msgs) == 0 {
 		return sa.Message{}, false, err
 	}
@@ -473,10 +480,10 @@ func (l lineage) Latest(ctx context.Context, id string, after, upto int64, match
 const messageColumns = `id, session_id, role, kind, parts, summary, model,
 		input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at`
 
-// readMessages reads the rows of a query of messageColumns and closes them.
-func readMessages(rows pgx.Rows) ([]sa.Message, error) {
+// readMessages appends the rows of a query of messageColumns to out and
+// closes them.
+func readMessages(rows pgx.Rows, out []sa.Message) ([]sa.Message, error) {
 	defer rows.Close()
-	var out []sa.Message
 	// The scan destinations are declared once: Scan takes their
 	// addresses, so declared in the loop each row would allocate them.
 	var (

@@ -338,7 +338,7 @@ func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int
 	if err := requireLive(ctx, s.reader, sessionID); err != nil {
 		return nil, fmt.Errorf("messages of session %s: %w", sessionID, err)
 	}
-	msgs, err := lineage{s.reader}.messages(ctx, sessionID, afterID, math.MaxInt64, 0)
+	msgs, err := lineage{s.reader}.AppendMessages(ctx, nil, sessionID, afterID, math.MaxInt64)
 	if err != nil {
 		return nil, fmt.Errorf("messages of session %s: %w", sessionID, err)
 	}
@@ -399,26 +399,20 @@ func (l lineage) LastClear(ctx context.Context, id string, upto int64) (int64, e
 	return last, err
 }
 
-func (l lineage) Messages(ctx context.Context, id string, after, upto int64) ([]sa.Message, error) {
-	// Counting first (an index range scan) lets the result be allocated
-	// once; decoding dominates the cost anyway.
+func (l lineage) CountMessages(ctx context.Context, id string, after, upto int64) (int, error) {
 	var n int
 	err := l.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE session_id = ? AND id > ? AND id <= ?`,
 		id, after, upto).Scan(&n)
-	if err != nil {
-		return nil, err
-	}
-	return l.messages(ctx, id, after, upto, n)
+	return n, err
 }
 
-// messages reads a session's own messages in a range, n of them expected.
-func (l lineage) messages(ctx context.Context, id string, after, upto int64, n int) ([]sa.Message, error) {
+func (l lineage) AppendMessages(ctx context.Context, dst []sa.Message, id string, after, upto int64) ([]sa.Message, error) {
 	rows, err := l.q.QueryContext(ctx, `SELECT `+messageColumns+`
 		FROM messages WHERE session_id = ? AND id > ? AND id <= ? ORDER BY id`, id, after, upto)
 	if err != nil {
 		return nil, err
 	}
-	return readMessages(rows, id, n)
+	return readMessages(rows, dst, id)
 }
 
 func (l lineage) Latest(ctx context.Context, id string, after, upto int64, match sa.MessageMatch) (sa.Message, bool, error) {
@@ -444,7 +438,7 @@ func (l lineage) Latest(ctx context.Context, id string, after, upto int64, match
 	if err != nil {
 		return sa.Message{}, false, err
 	}
-	msgs, err := readMessages(rows, id, 1)
+	msgs, err := readMessages(rows, make([]sa.Message, 0, 1), id)
 	if err != nil || len(msgs) == 0 {
 		return sa.Message{}, false, err
 	}
@@ -456,11 +450,10 @@ func (l lineage) Latest(ctx context.Context, id string, after, upto int64, match
 const messageColumns = `id, role, kind, parts, summary, model,
 		input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at`
 
-// readMessages reads the rows of a query of messageColumns, all of session
-// id, and closes them; n is the expected count (the result's capacity).
-func readMessages(rows *sql.Rows, id string, n int) ([]sa.Message, error) {
+// readMessages appends the rows of a query of messageColumns, all of
+// session id, to out and closes them.
+func readMessages(rows *sql.Rows, out []sa.Message, id string) ([]sa.Message, error) {
 	defer rows.Close()
-	out := make([]sa.Message, 0, n)
 	// The scan destinations are declared once: Scan takes their
 	// addresses, so declared in the loop each row would allocate them.
 	var (
