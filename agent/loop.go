@@ -60,6 +60,10 @@ type Loop struct {
 	Compaction *compact.Auto
 	// OnEvent, if set, sees the turn as it happens. Calls are serialized.
 	OnEvent func(Event)
+	// NewSession says that the session has no parent and holds only what
+	// it was made with: its history is its own messages (after its last
+	// clear), read as those stored since none, without walking a lineage.
+	NewSession bool
 }
 
 // EventType says what an Event reports.
@@ -104,7 +108,9 @@ type Outcome struct {
 // ends its turn. It returns the outcome even with an error, which wraps
 // ErrMaxSteps, ErrLoopDetected, the provider's error or ctx's.
 func (l *Loop) Run(ctx context.Context, sessionID string, input ...sa.Message) (Outcome, error) {
-	r := &run{loop: l, sessionID: sessionID, seen: make(map[string]int)}
+	// A new session's history is read as the messages stored after none
+	// (see readHistory): it has no lineage to walk.
+	r := &run{loop: l, sessionID: sessionID, seen: make(map[string]int), read: l.NewSession}
 	return r.turn(ctx, input)
 }
 

@@ -343,18 +343,22 @@ func (h *historyReads) MessagesAfter(ctx context.Context, id string, afterID int
 // turn with input reads again after storing it.
 func TestARunWithoutInputReadsOnceBeforeItsRequest(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		input     bool
-		wantAfter int32 // reads since a message before the request
+		name       string
+		input      bool
+		newSession bool  // Loop.NewSession: read as the messages since none
+		wantWhole  int32 // whole reads before the request
+		wantAfter  int32 // reads since a message before the request
 	}{
-		{"no input", false, 0},
-		{"input", true, 1},
+		{"no input", false, false, 1, 0},
+		{"input", true, false, 1, 1},
+		{"new session", false, true, 0, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
 			ctx := context.Background()
 			reads := &historyReads{Sessions: f.store}
 			f.loop.Store = reads
+			f.loop.NewSession = tc.newSession
 			prompt := sa.Message{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart("the prompt")}}
 			var input []sa.Message
 			if tc.input {
@@ -373,10 +377,36 @@ func TestARunWithoutInputReadsOnceBeforeItsRequest(t *testing.T) {
 			if _, err := f.loop.Run(ctx, f.session.ID, input...); err != nil {
 				t.Fatal(err)
 			}
-			if whole != 1 || after != tc.wantAfter {
-				t.Errorf("before the request: %d whole reads and %d since a message, want 1 and %d", whole, after, tc.wantAfter)
+			if whole != tc.wantWhole || after != tc.wantAfter {
+				t.Errorf("before the request: %d whole reads and %d since a message, want %d and %d", whole, after, tc.wantWhole, tc.wantAfter)
 			}
 		})
+	}
+}
+
+// A new session is read as its own messages; one that holds a clear
+// after all (the flag is a promise the caller may get wrong) is read
+// whole again, so that the request holds only what follows the clear.
+func TestANewSessionWithAClearIsReadWhole(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	reads := &historyReads{Sessions: f.store}
+	f.loop.Store, f.loop.NewSession = reads, true
+	if _, err := f.store.Append(ctx, f.session.ID, sa.Message{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart("before the clear")}},
+		sa.ClearMessage(), sa.Message{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart("the prompt")}}); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Handle(func(req llmtest.Request) llmtest.Reply {
+		if text := string(req.Body); !strings.Contains(text, "the prompt") || strings.Contains(text, "before the clear") {
+			t.Errorf("the request is not the history after the clear: %s", text)
+		}
+		return llmtest.Reply{Text: "done"}
+	})
+	if _, err := f.loop.Run(ctx, f.session.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := reads.n.Load(); got != 1 {
+		t.Errorf("%d whole reads, want 1 (after the clear was seen)", got)
 	}
 }
 

@@ -69,6 +69,10 @@ type TurnOptions struct {
 	Model string
 	// OnEvent sees the turn as it happens.
 	OnEvent func(agent.Event)
+	// NewSession says that the session was just made for this turn with
+	// its first messages and no parent (a task's launch), so that its
+	// history is read as its own messages (see agent.Loop.NewSession).
+	NewSession bool
 }
 
 // Profile returns the agent profile of a name, or ErrUnknownAgent listing
@@ -116,6 +120,7 @@ func (e *Engine) Loop(ctx context.Context, sess sa.Session, opts TurnOptions) (*
 		MaxTokens:   e.Config.Limits.MaxOutputTokens,
 		Compaction:  compact.ForModel(e.Config, model),
 		OnEvent:     opts.OnEvent,
+		NewSession:  opts.NewSession && sess.ParentID == "",
 	}, nil
 }
 

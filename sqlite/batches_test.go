@@ -45,7 +45,8 @@ func batchCounts(t *testing.T, s *Store, counted bool) []batchRow {
 }
 
 // randomTaskLife creates tasks in a few batches of a few sessions and
-// moves them through their statuses (ends, resumes, a parent deleted).
+// moves them through their statuses and between batches (ends, resumes,
+// a parent deleted).
 func randomTaskLife(t *testing.T, s *Store, seed uint64) {
 	t.Helper()
 	ctx := context.Background()
@@ -78,7 +79,15 @@ func randomTaskLife(t *testing.T, s *Store, seed uint64) {
 		case op == 1:
 			tk := tasks[rng.IntN(len(tasks))]
 			_, _ = s.UpdateTask(ctx, tk.ID, func(x *sa.Task) error {
-				x.Status = []sa.TaskStatus{sa.TaskRunning, sa.TaskResumed}[rng.IntN(2)]
+				if x.Status.Terminal() {
+					x.Status, x.CompletedAt = sa.TaskResumed, nil
+					x.ResumeCount++
+				} else {
+					x.Status = []sa.TaskStatus{sa.TaskRunning, sa.TaskResumed}[rng.IntN(2)]
+				}
+				if rng.IntN(3) == 0 { // a move to another batch, or out of any
+					x.BatchID = []string{"", "b1", "b2", "b3"}[rng.IntN(4)]
+				}
 				return nil
 			})
 		case op == 2:

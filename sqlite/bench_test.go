@@ -52,3 +52,5 @@ func BenchmarkAppend(b *testing.B) { storetest.BenchAppend(b, openBench) }
 func BenchmarkParallelAppend(b *testing.B) { storetest.BenchParallelAppend(b, openBench) }
 
 func BenchmarkTurnLease(b *testing.B) { storetest.BenchTurnLease(b, openBench) }
+
+func BenchmarkTaskLife(b *testing.B) { storetest.BenchTaskLife(b, openBench) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	sa "github.com/superagents/superagents"
 )
@@ -212,6 +213,42 @@ func BenchTurnLease(b *testing.B, open Opener) {
 			b.Fatal(err)
 		}
 		if err := st.ReleaseTurn(ctx, sess.ID, lease.RunnerID); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchTaskLife creates a task (its session, first message and lease in
+// one transaction) and finishes it with the notification to its parent,
+// one task after another: the store's part of a task's life, two of the
+// three write transactions a task costs.
+func BenchTaskLife(b *testing.B, open Opener) {
+	ctx := context.Background()
+	st := open(b)
+	parent, err := st.CreateSession(ctx, sa.NewSession{Agent: "general"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	note := func(t sa.Task, _ sa.BatchState) sa.Message {
+		return sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{sa.TextPart("task " + t.ID + " completed")}}
+	}
+	for b.Loop() {
+		tk, err := st.CreateTask(ctx, sa.NewTask{
+			Task: sa.Task{ParentSessionID: parent.ID, Description: "a task", Prompt: "do the thing", Agent: "general",
+				Status: sa.TaskRunning, BatchID: sa.NewID(), RunnerID: "bench"},
+			Session: sa.NewSession{Agent: "general", Origin: sa.OriginTask,
+				Messages: []sa.Message{{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart("do the thing")}}}},
+			Lease: &sa.TurnLease{RunnerID: "bench", Holder: "task"},
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _, err = st.FinishTask(ctx, tk.ID, func(t *sa.Task) error {
+			now := time.Now()
+			t.Status, t.CompletedAt, t.Result = sa.TaskCompleted, &now, "done"
+			return nil
+		}, note)
+		if err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -139,7 +139,7 @@ func New(store *postgres.Store, opts Options) (*Queue, error) {
 }
 
 // Launch creates the task and its job in one transaction.
-func (q *Queue) Launch(ctx context.Context, nt sa.NewTask) (sa.Task, error) {
+func (q *Queue) Launch(ctx context.Context, nt sa.NewTask, _ []sa.Task) (sa.Task, error) {
 	return q.store.CreateTaskTx(ctx, nt, func(ctx context.Context, tx pgx.Tx, t sa.Task) error {
 		return q.insert(ctx, tx, RunArgs{TaskID: t.ID, TimeoutMS: time.Duration(t.Timeout).Milliseconds()})
 	})

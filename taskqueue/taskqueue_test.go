@@ -206,7 +206,7 @@ func TestLaunchWritesRowAndJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = q.Launch(ctx, sa.NewTask{Task: sa.Task{ParentSessionID: parent.ID, Description: "refused", Prompt: "x",
-		Agent: "general", Status: sa.TaskQueued, RunnerID: tasks.QueueRunner}, Session: sa.NewSession{Agent: "general"}})
+		Agent: "general", Status: sa.TaskQueued, RunnerID: tasks.QueueRunner}, Session: sa.NewSession{Agent: "general"}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "queue task run") {
 		t.Fatalf("launch with a refused job: %v", err)
 	}

@@ -96,8 +96,12 @@ func (m *Manager) readAncestry(ctx context.Context, sessionID string) ([]sa.Task
 			return nil, fmt.Errorf("%w: task %s is its own ancestor", sa.ErrCorrupt, id)
 		}
 		seen[id] = true
+		if m.notTasks.has(id) {
+			return chain, nil
+		}
 		t, err := m.store.Task(ctx, id)
 		if errors.Is(err, sa.ErrNotFound) {
+			m.notTasks.add(id)
 			return chain, nil
 		}
 		if err != nil {
@@ -411,4 +415,32 @@ func budgetNote(b sa.Budget) string {
 		return ""
 	}
 	return " Its budget, with the tasks it launches: " + strings.Join(limits, " and ") + "; it stops with an error when that is spent."
+}
+
+// notTasks remembers sessions that have no task: the chat's and the
+// HTTP API's, whose launches would otherwise look for their task every
+// time. A task and its session are created in one transaction, so a
+// session seen without a task never gets one. It is bounded: when full,
+// it starts over.
+type notTasks struct {
+	mu  sync.Mutex
+	ids map[string]struct{}
+}
+
+const maxNotTasks = 4096
+
+func (n *notTasks) has(id string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	_, ok := n.ids[id]
+	return ok
+}
+
+func (n *notTasks) add(id string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ids == nil || len(n.ids) >= maxNotTasks {
+		n.ids = make(map[string]struct{})
+	}
+	n.ids[id] = struct{}{}
 }

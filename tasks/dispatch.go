@@ -25,8 +25,10 @@ const QueueRunner = "queue"
 // as its own runner.
 type Dispatch interface {
 	// Launch creates the task (Store.CreateTask) and has it run; what makes
-	// it run is written in the same transaction as the task.
-	Launch(ctx context.Context, nt sa.NewTask) (sa.Task, error)
+	// it run is written in the same transaction as the task. ancestors are
+	// the tasks above it, nearest first, as the launch read them (its
+	// parent session's task and up): a run here starts with them.
+	Launch(ctx context.Context, nt sa.NewTask, ancestors []sa.Task) (sa.Task, error)
 	// Resume applies change to the task (Store.UpdateTask), which marks it
 	// resumed, and has it run with prompt as the follow-up, again in one
 	// transaction.
@@ -37,7 +39,7 @@ type Dispatch interface {
 // free.
 type inProcess struct{ m *Manager }
 
-func (d inProcess) Launch(ctx context.Context, nt sa.NewTask) (sa.Task, error) {
+func (d inProcess) Launch(ctx context.Context, nt sa.NewTask, ancestors []sa.Task) (sa.Task, error) {
 	m := d.m
 	// Take a free slot now, so that a task under the concurrency limit is
 	// running from the start; otherwise it waits, queued.
@@ -57,7 +59,7 @@ func (d inProcess) Launch(ctx context.Context, nt sa.NewTask) (sa.Task, error) {
 	}
 	// A new session is made as asked, so its run need not read it; a fork
 	// takes what it was not given from its parent.
-	known := launched{leased: true}
+	known := launched{leased: true, ancestry: append([]sa.Task{t}, ancestors...)}
 	if !nt.Fork {
 		known.session = &sa.Session{ID: t.ID, Agent: nt.Session.Agent, Model: nt.Session.Model}
 	}

@@ -120,7 +120,7 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 		Fork:            req.Fork,
 		Session:         sa.NewSession{Agent: profile.Name, Model: model, Title: strings.TrimSpace(req.Description), Origin: sa.OriginTask, Messages: first},
 		JoinActiveBatch: req.JoinActiveBatch,
-	})
+	}, ancestors)
 }
 
 // forkContext builds a forked task's first messages: a clear, so that its
@@ -491,6 +491,9 @@ type launched struct {
 	// leased says that the session was leased to this runner with the
 	// task (sa.NewTask.Lease).
 	leased bool
+	// ancestry is the task and the tasks above it, as the launch read
+	// them (see Manager.ancestry); nil makes the run read them.
+	ancestry []sa.Task
 }
 
 // start begins a run in the background; slot says whether the caller
@@ -498,7 +501,7 @@ type launched struct {
 func (m *Manager) start(t sa.Task, known launched, input []sa.Message, resume, slot bool) (*run, error) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &run{task: t, launched: known, input: input, resume: resume, slot: slot, ctx: ctx, cancel: cancel, done: make(chan struct{}),
-		progress: t.Progress, activity: time.Now()}
+		progress: t.Progress, activity: time.Now(), ancestry: known.ancestry}
 	if err := m.track(r); err != nil {
 		cancel(err)
 		if slot {
@@ -559,13 +562,24 @@ func (m *Manager) execute(r *run) {
 		}
 		return m.engine.Run(ctx, r.task.ID, opts, input...)
 	}
+	// A launch here made the session (not a fork's): its first turn
+	// reads it as new.
+	opts.NewSession = r.launched.session != nil
 	outcome, err := runAgent(r.input...)
+	opts.NewSession = false
 	// An agent that launched tasks of its own finishes with them: it waits
 	// for them, and is woken while they left notifications it has not seen.
 	due := false
 	waker := m.NewCheckedWaker(func(string) bool { due = true; return true })
 	waker.Watch(r.task.ID)
 	for err == nil {
+		// A session that never had tasks of its own has none to wait for
+		// and no notification to answer: one indexed read tells, where
+		// waiting and checking cost several.
+		var own []sa.Task
+		if own, err = m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: r.task.ID, IncludeCleared: true, Limit: 1}); err != nil || len(own) == 0 {
+			break
+		}
 		if err = m.waitForOwnTasks(ctx, r); err != nil {
 			break
 		}

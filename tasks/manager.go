@@ -111,6 +111,8 @@ type Manager struct {
 
 	// budgets are the running totals of budgeted task trees.
 	budgets budgetBook
+	// notTasks are sessions known to be no task's (see readAncestry).
+	notTasks notTasks
 
 	mu       sync.Mutex
 	runs     map[string]*run          // task id → its run in this process
