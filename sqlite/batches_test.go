@@ -156,3 +156,49 @@ func TestBatchCountsFilledOnUpgrade(t *testing.T) {
 		t.Fatalf("task_batches after the upgrade (+) differs from the tasks (-):\n%s", diff)
 	}
 }
+
+// TestBatchCountsKeptAcrossTheTriggerChange: counts kept by the schema
+// before migration 8 (one trigger for every change) go on being kept by
+// its two triggers after it.
+func TestBatchCountsKeptAcrossTheTriggerChange(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := OpenDir(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	randomTaskLife(t, s, 7)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// At the schema before, its trigger moves tasks in and out of being
+	// active and between batches.
+	db, p := migrationsOf(t, filepath.Join(dir, FileName))
+	if _, err := p.DownTo(ctx, 7); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`UPDATE tasks SET status = 'completed' WHERE rowid % 2 = 0 AND status IN ('queued', 'running', 'resumed')`,
+		`UPDATE tasks SET status = 'resumed', resume_count = resume_count + 1 WHERE rowid % 3 = 0 AND status = 'completed'`,
+		`UPDATE tasks SET batch_id = 'b9' WHERE rowid % 5 = 0`,
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = OpenDir(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if diff := cmp.Diff(batchCounts(t, s, true), batchCounts(t, s, false)); diff != "" {
+		t.Fatalf("task_batches after the upgrade (+) differs from the tasks (-):\n%s", diff)
+	}
+	randomTaskLife(t, s, 8)
+	if diff := cmp.Diff(batchCounts(t, s, true), batchCounts(t, s, false)); diff != "" {
+		t.Fatalf("task_batches after more changes (+) differs from the tasks (-):\n%s", diff)
+	}
+}
