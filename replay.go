@@ -22,8 +22,9 @@ type LineageReader interface {
 	// ids in (after, upto].
 	CountMessages(ctx context.Context, sessionID string, after, upto int64) (int, error)
 	// AppendMessages appends the session's own messages whose ids are in
-	// (after, upto], in id order, to dst and returns the extended slice.
-	AppendMessages(ctx context.Context, dst []Message, sessionID string, after, upto int64) ([]Message, error)
+	// (after, upto], in id order, to dst and returns the extended slice:
+	// the first limit of them, or all if limit is 0.
+	AppendMessages(ctx context.Context, dst []Message, sessionID string, after, upto int64, limit int) ([]Message, error)
 }
 
 // Unbounded is the upper bound of the session whose history is read: all
@@ -106,11 +107,45 @@ func BuildHistory(ctx context.Context, r LineageReader, sessionID string) ([]Mes
 		if seg.After >= seg.Upto {
 			continue
 		}
-		if history, err = r.AppendMessages(ctx, history, seg.SessionID, seg.After, seg.Upto); err != nil {
+		if history, err = r.AppendMessages(ctx, history, seg.SessionID, seg.After, seg.Upto, 0); err != nil {
 			return nil, fmt.Errorf("read messages of session %s: %w", seg.SessionID, err)
 		}
 	}
 	return history, nil
+}
+
+// StreamHistory hands the history BuildHistory returns to fn as it is
+// read, in chunks of at most size messages, oldest first, so that a long
+// history can be written out while the rest is read. Each chunk is a
+// slice of its own, which fn may keep. An error of fn stops the reading
+// and is returned.
+func StreamHistory(ctx context.Context, r LineageReader, sessionID string, size int, fn func([]Message) error) error {
+	if size <= 0 {
+		return fmt.Errorf("%w: history chunks of %d messages", ErrInvalid, size)
+	}
+	segments, err := PlanHistory(ctx, r, sessionID)
+	if err != nil {
+		return err
+	}
+	for _, seg := range segments {
+		for after := seg.After; after < seg.Upto; {
+			chunk, err := r.AppendMessages(ctx, make([]Message, 0, size), seg.SessionID, after, seg.Upto, size)
+			if err != nil {
+				return fmt.Errorf("read messages of session %s: %w", seg.SessionID, err)
+			}
+			if len(chunk) == 0 {
+				break
+			}
+			if err := fn(chunk); err != nil {
+				return err
+			}
+			if len(chunk) < size {
+				break
+			}
+			after = chunk[len(chunk)-1].ID
+		}
+	}
+	return nil
 }
 
 // MessageMatch selects messages by kind or role: a message matches when

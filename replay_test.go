@@ -51,10 +51,12 @@ func (m *mapLineage) CountMessages(_ context.Context, id string, after, upto int
 	return n, nil
 }
 
-func (m *mapLineage) AppendMessages(_ context.Context, dst []sa.Message, id string, after, upto int64) ([]sa.Message, error) {
+func (m *mapLineage) AppendMessages(_ context.Context, dst []sa.Message, id string, after, upto int64, limit int) ([]sa.Message, error) {
+	n := 0
 	for _, msg := range m.msgs[id] {
-		if msg.ID > after && msg.ID <= upto {
+		if msg.ID > after && msg.ID <= upto && (limit == 0 || n < limit) {
 			dst = append(dst, msg)
+			n++
 		}
 	}
 	return dst, nil

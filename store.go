@@ -46,6 +46,10 @@ type Sessions interface {
 	// History returns the effective history of a session, as built by
 	// BuildHistory from a consistent snapshot.
 	History(ctx context.Context, sessionID string) ([]Message, error)
+	// HistoryChunks hands the same history to fn in chunks of at most size
+	// messages as it reads them (StreamHistory), from one snapshot: a
+	// long history is written out while the rest is read.
+	HistoryChunks(ctx context.Context, sessionID string, size int, fn func([]Message) error) error
 	// MessagesAfter returns the messages stored in the session itself
 	// after the message afterID, oldest first: its own rows, not its
 	// history (nothing inherited through a fork; no clear or compaction

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,6 +136,30 @@ func TestExportImportRoundTrip(t *testing.T) {
 	reexported := h.ok("", "export", copyID)
 	if normalize(t, reexported) != normalize(t, exported) {
 		t.Fatalf("export → import → export changed the messages:\n%s\n---\n%s", exported, reexported)
+	}
+}
+
+// A history longer than a chunk is written out while it is read: in
+// order, across the fork, whole.
+func TestExportOfALongHistory(t *testing.T) {
+	h := newHarness(t)
+	var in strings.Builder
+	for i := range 700 {
+		fmt.Fprintf(&in, "{\"role\":\"user\",\"text\":\"question %d\"}\n{\"role\":\"assistant\",\"text\":\"answer %d\"}\n", i, i)
+	}
+	a := h.ok(in.String(), "import", "-")
+	b := h.ok("", "fork", a)
+	h.ok("", "append", b, "--text", "more")
+	exported := h.ok("", "export", b)
+	// The parent's 1,400 messages, the fork's marker, its own message.
+	lines := strings.Split(strings.TrimSuffix(exported, "\n"), "\n")
+	if len(lines) != 1402 || !strings.Contains(lines[0], `"question 0"`) || !strings.Contains(lines[1399], `"answer 699"`) ||
+		!strings.Contains(lines[1400], `"kind":"fork"`) || !strings.Contains(lines[1401], `"more"`) {
+		t.Fatalf("export: %d lines, first %q, last %q", len(lines), lines[0], lines[max(len(lines)-3, 0):])
+	}
+	copyID := h.ok(exported+"\n", "import", "-")
+	if normalize(t, h.ok("", "export", copyID)) != normalize(t, exported) {
+		t.Fatal("export → import → export changed the messages")
 	}
 }
 

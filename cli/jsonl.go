@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sync"
 	"time"
 
 	sa "github.com/superagents/superagents"
@@ -91,65 +90,86 @@ func parseJSONLine(raw []byte) (sa.Message, error) {
 	return msg, nil
 }
 
+// jsonlChunk is how many messages are encoded at once.
+const jsonlChunk = 256
+
 // writeJSONL writes messages in the format ParseJSONL reads.
-//
-// For a long history the encoding is most of the work of the command that
-// prints it, so chunks of messages are encoded on all cores, a bounded
-// number ahead of the writer, and written in order.
 func writeJSONL(w io.Writer, msgs []sa.Message) error {
-	const chunk = 256
-	chunks := (len(msgs) + chunk - 1) / chunk
-	workers := min(runtime.GOMAXPROCS(0), chunks)
-	if workers <= 1 {
-		for i := 0; i < len(msgs); i += chunk {
-			b, err := encodeJSONL(msgs[i:min(i+chunk, len(msgs))])
-			if err == nil {
-				_, err = w.Write(b)
-			}
-			if err != nil {
+	return writeJSONLFrom(w, func(emit func([]sa.Message) error) error {
+		for i := 0; i < len(msgs); i += jsonlChunk {
+			if err := emit(msgs[i:min(i+jsonlChunk, len(msgs))]); err != nil {
 				return err
 			}
 		}
 		return nil
+	})
+}
+
+// errOutputFailed tells a producer of chunks that the output failed, so
+// that it stops.
+var errOutputFailed = errors.New("the output failed")
+
+// writeJSONLFrom writes, in the format ParseJSONL reads, the chunks of
+// messages that produce hands to emit, in order, while produce runs on a
+// goroutine of its own: a history is written out while the rest of it is
+// read.
+//
+// For a long history the encoding is most of the work of the command that
+// prints it, so the chunks are encoded on all cores, a bounded number
+// ahead of the writer, and written in order. When the output fails, emit
+// returns an error, and the output's error is returned.
+func writeJSONLFrom(w io.Writer, produce func(emit func([]sa.Message) error) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	if workers <= 1 {
+		return produce(func(msgs []sa.Message) error {
+			b, err := encodeJSONL(msgs)
+			if err == nil {
+				_, err = w.Write(b)
+			}
+			return err
+		})
 	}
 	type encoded struct {
 		b   []byte
 		err error
 	}
-	results := make([]chan encoded, chunks)
-	for i := range results {
-		results[i] = make(chan encoded, 1) // an encoder never waits for the writer
-	}
-	ahead := make(chan struct{}, 2*workers) // chunks started and not yet written
-	stop := make(chan struct{})             // no more chunks: the output failed
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for i := range chunks {
+	// The chunks being encoded, in order: its capacity bounds them.
+	queue := make(chan chan encoded, 2*workers)
+	stop := make(chan struct{}) // closed when the output failed
+	var produced error
+	go func() {
+		defer close(queue)
+		produced = produce(func(msgs []sa.Message) error {
+			r := make(chan encoded, 1) // an encoder never waits for the writer
 			select {
-			case ahead <- struct{}{}:
+			case queue <- r:
 			case <-stop:
-				return
+				return errOutputFailed
 			}
-			wg.Go(func() {
-				b, err := encodeJSONL(msgs[i*chunk : min((i+1)*chunk, len(msgs))])
-				results[i] <- encoded{b, err}
-			})
-		}
-	})
+			go func() {
+				b, err := encodeJSONL(msgs)
+				r <- encoded{b, err}
+			}()
+			return nil
+		})
+	}()
 	var err error
-	for _, r := range results {
+	for r := range queue {
 		e := <-r
-		<-ahead
+		if err != nil {
+			continue // draining: the producer stops at its next chunk
+		}
 		if err = e.err; err == nil {
 			_, err = w.Write(e.b)
 		}
 		if err != nil {
-			break // a closed pipe: the rest is not encoded
+			close(stop) // a closed pipe: the rest is not encoded
 		}
 	}
-	close(stop)
-	wg.Wait()
-	return err
+	if err != nil {
+		return err
+	}
+	return produced
 }
 
 // encodeJSONL encodes messages as JSONL lines.

@@ -87,3 +87,50 @@ func TestWriteJSONLOnOneCore(t *testing.T) {
 		t.Fatal("the output on one core differs")
 	}
 }
+
+// TestWriteJSONLFromAProducer: chunks handed over as they are read are
+// written in order; a producer's error comes back after what it handed
+// over was written; an output that fails stops the producer at its next
+// chunk, and no encoder is left behind.
+func TestWriteJSONLFromAProducer(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	msgs := jsonlMessages(1000)
+	var want bytes.Buffer
+	if err := writeJSONL(&want, msgs[:600]); err != nil {
+		t.Fatal(err)
+	}
+	readFailed := errors.New("read failed")
+	var got bytes.Buffer
+	err := writeJSONLFrom(&got, func(emit func([]sa.Message) error) error {
+		for i := 0; i < 600; i += 100 {
+			if err := emit(msgs[i : i+100]); err != nil {
+				return err
+			}
+		}
+		return readFailed
+	})
+	if !errors.Is(err, readFailed) {
+		t.Errorf("a producer's error: %v", err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Error("what the producer handed over before its error was not written in order")
+	}
+
+	emitted, stopped := 0, 0
+	err = writeJSONLFrom(&failingWriter{}, func(emit func([]sa.Message) error) error {
+		for i := range 1000 {
+			if err := emit(msgs[i : i+1]); err != nil {
+				stopped++
+				return err
+			}
+			emitted++
+		}
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("a failing output: %v", err)
+	}
+	if stopped != 1 || emitted == 1000 {
+		t.Errorf("the producer handed over %d chunks and was stopped %d times, want it stopped before the end", emitted, stopped)
+	}
+}

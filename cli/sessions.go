@@ -269,12 +269,15 @@ func (a *app) historyLikeCommand(use, short string, alwaysJSON bool) *cobra.Comm
 				return err
 			}
 			st, _ := a.openStore(cmd.Context())
+			if asJSON || alwaysJSON {
+				// Written out while the rest is read.
+				return writeJSONLFrom(a.env.Stdout, func(emit func([]sa.Message) error) error {
+					return st.HistoryChunks(cmd.Context(), sess.ID, jsonlChunk, emit)
+				})
+			}
 			hist, err := st.History(cmd.Context(), sess.ID)
 			if err != nil {
 				return err
-			}
-			if asJSON || alwaysJSON {
-				return writeJSONL(a.env.Stdout, hist)
 			}
 			return writeTranscript(a.env.Stdout, hist)
 		},

@@ -371,11 +371,19 @@ func (s *Store) History(ctx context.Context, sessionID string) ([]sa.Message, er
 	return history, err
 }
 
+// HistoryChunks hands a live session's history to fn in chunks as it is
+// read, from one snapshot.
+func (s *Store) HistoryChunks(ctx context.Context, sessionID string, size int, fn func([]sa.Message) error) error {
+	return s.readLive(ctx, sessionID, "history", func(l lineage) error {
+		return sa.StreamHistory(ctx, l, sessionID, size, fn)
+	})
+}
+
 // MessagesAfter returns a live session's own messages after afterID.
 func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int64) ([]sa.Message, error) {
 	var msgs []sa.Message
 	err := s.readLive(ctx, sessionID, "messages", func(l lineage) (err error) {
-		msgs, err = l.AppendMessages(ctx, nil, sessionID, afterID, math.MaxInt64)
+		msgs, err = l.AppendMessages(ctx, nil, sessionID, afterID, math.MaxInt64, 0)
 		return err
 	})
 	return msgs, err
@@ -442,9 +450,13 @@ func (l lineage) CountMessages(ctx context.Context, id string, after, upto int64
 	return n, err
 }
 
-func (l lineage) AppendMessages(ctx context.Context, dst []sa.Message, id string, after, upto int64) ([]sa.Message, error) {
+func (l lineage) AppendMessages(ctx context.Context, dst []sa.Message, id string, after, upto int64, limit int) ([]sa.Message, error) {
+	var max *int // NULL: no limit
+	if limit > 0 {
+		max = &limit
+	}
 	rows, err := l.q.Query(ctx, `SELECT `+messageColumns+`
-		FROM messages WHERE session_id = $1 AND id > $2 AND id <= $3 ORDER BY id`, id, after, upto)
+		FROM messages WHERE session_id = $1 AND id > $2 AND id <= $3 ORDER BY id LIMIT $4`, id, after, upto, max)
 	if err != nil {
 		return nil, err
 	}

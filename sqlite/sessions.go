@@ -329,6 +329,14 @@ func (s *Store) History(ctx context.Context, sessionID string) ([]sa.Message, er
 	return history, err
 }
 
+// HistoryChunks hands a live session's history to fn in chunks as it is
+// read, from one snapshot.
+func (s *Store) HistoryChunks(ctx context.Context, sessionID string, size int, fn func([]sa.Message) error) error {
+	return s.readLive(ctx, sessionID, "history", func(l lineage) error {
+		return sa.StreamHistory(ctx, l, sessionID, size, fn)
+	})
+}
+
 // MessagesAfter returns a live session's own messages after afterID.
 func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int64) ([]sa.Message, error) {
 	// No transaction: the messages are one statement, and a deletion
@@ -338,7 +346,7 @@ func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int
 	if err := requireLive(ctx, s.reader, sessionID); err != nil {
 		return nil, fmt.Errorf("messages of session %s: %w", sessionID, err)
 	}
-	msgs, err := lineage{s.reader}.AppendMessages(ctx, nil, sessionID, afterID, math.MaxInt64)
+	msgs, err := lineage{s.reader}.AppendMessages(ctx, nil, sessionID, afterID, math.MaxInt64, 0)
 	if err != nil {
 		return nil, fmt.Errorf("messages of session %s: %w", sessionID, err)
 	}
@@ -406,9 +414,9 @@ func (l lineage) CountMessages(ctx context.Context, id string, after, upto int64
 	return n, err
 }
 
-func (l lineage) AppendMessages(ctx context.Context, dst []sa.Message, id string, after, upto int64) ([]sa.Message, error) {
+func (l lineage) AppendMessages(ctx context.Context, dst []sa.Message, id string, after, upto int64, limit int) ([]sa.Message, error) {
 	rows, err := l.q.QueryContext(ctx, `SELECT `+messageColumns+`
-		FROM messages WHERE session_id = ? AND id > ? AND id <= ? ORDER BY id`, id, after, upto)
+		FROM messages WHERE session_id = ? AND id > ? AND id <= ? ORDER BY id LIMIT `+limitParam, id, after, upto, cmp.Or(limit, -1))
 	if err != nil {
 		return nil, err
 	}

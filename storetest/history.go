@@ -304,6 +304,49 @@ func testMessagesAfter(t *testing.T, factory Factory) {
 	}
 }
 
+// testHistoryChunks: a history in chunks is History cut into pieces of
+// at most the size asked, oldest first, each a slice of its own (the
+// replay property test compares them on random lineages); an error of
+// the callee stops the reading and comes back.
+func testHistoryChunks(t *testing.T, factory Factory) {
+	ctx := context.Background()
+	st, _ := openStore(t, factory)
+	parent := mustCreate(t, st, user("p1"), agent("p2"), user("p3"))
+	child := mustFork(t, st, parent.ID)
+	mustAppend(t, st, child.ID, agent("c1"), user("c2"), agent("c3"), user("c4"))
+	whole, err := st.History(ctx, child.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{1, 2, 3, 7, 100} {
+		var chunks [][]sa.Message
+		err := st.HistoryChunks(ctx, child.ID, size, func(chunk []sa.Message) error {
+			chunks = append(chunks, chunk)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("size %d: %v", size, err)
+		}
+		for i, c := range chunks {
+			if len(c) == 0 || len(c) > size {
+				t.Errorf("size %d: chunk %d has %d messages", size, i, len(c))
+			}
+		}
+		// Kept chunks stay as they were: each is a slice of its own.
+		if diff := cmp.Diff(whole, slices.Concat(chunks...), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("size %d: chunks differ from History (-History +chunks)\n%s", size, diff)
+		}
+	}
+	stop := errors.New("the reader went away")
+	calls := 0
+	err = st.HistoryChunks(ctx, child.ID, 2, func([]sa.Message) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("a callee's error: %v after %d calls, want it after 1", err, calls)
+	}
+	wantErrIs(t, st.HistoryChunks(ctx, child.ID, 0, func([]sa.Message) error { return nil }), sa.ErrInvalid, "chunks of 0 messages")
+	wantErrIs(t, st.HistoryChunks(ctx, "no-such-session-000000000000", 5, func([]sa.Message) error { return nil }), sa.ErrNotFound, "an unknown session")
+}
+
 // testLatestMessage: the newest match of a session's history, its own
 // messages first, then what it inherited up to its fork point, never
 // past a clear; always the last match of what History returns.

@@ -54,6 +54,24 @@ func testReplayProperty(t *testing.T, factory Factory) {
 			if !slices.Equal(got, m.history[id]) {
 				rt.Fatalf("history of %s = %q, the copy model says %q", id, got, m.history[id])
 			}
+			// The same history in chunks, as it is read.
+			size := rapid.IntRange(1, 4).Draw(rt, "chunk size")
+			got = got[:0]
+			err = st.HistoryChunks(ctx, id, size, func(chunk []sa.Message) error {
+				if len(chunk) == 0 || len(chunk) > size {
+					rt.Fatalf("a chunk of %d messages, want 1 to %d", len(chunk), size)
+				}
+				for _, msg := range chunk {
+					got = append(got, msg.Text())
+				}
+				return nil
+			})
+			if err != nil {
+				rt.Fatalf("HistoryChunks(%s): %v", id, err)
+			}
+			if !slices.Equal(got, m.history[id]) {
+				rt.Fatalf("history of %s in chunks of %d = %q, the copy model says %q", id, size, got, m.history[id])
+			}
 		}
 		pick := func(rt *rapid.T) string {
 			if len(m.live) == 0 {

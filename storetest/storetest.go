@@ -35,6 +35,7 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("ForkAndClear", func(t *testing.T) { testForkAndClear(t, factory) })
 	t.Run("ForkWritesOneRow", func(t *testing.T) { testForkWritesNoMessages(t, factory) })
 	t.Run("MessagesAfter", func(t *testing.T) { testMessagesAfter(t, factory) })
+	t.Run("HistoryChunks", func(t *testing.T) { testHistoryChunks(t, factory) })
 	t.Run("LatestMessage", func(t *testing.T) { testLatestMessage(t, factory) })
 	t.Run("Reopen", func(t *testing.T) { testReopen(t, factory) })
 	t.Run("Delete", func(t *testing.T) { testDelete(t, factory) })
