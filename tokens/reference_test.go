@@ -129,3 +129,23 @@ func FuzzCountMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// Texts of long pieces (merged through the heap) count as the reference
+// counts them.
+func TestLongPiecesMatchReference(t *testing.T) {
+	c, err := NewCounter(O200KBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := reference(t, O200KBase)
+	for _, text := range []string{
+		strings.Repeat("a", 3000),
+		strings.Repeat("ab", 1200) + " " + strings.Repeat("Zq", 900),
+		strings.Repeat("Supercalifragilistic", 100),
+		strings.Repeat("日本語", 400),
+	} {
+		if got, want := c.Count(text), len(ref.EncodeOrdinary(text)); got != want {
+			t.Errorf("Count(%.40q…) = %d, reference %d", text, got, want)
+		}
+	}
+}

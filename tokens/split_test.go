@@ -105,3 +105,27 @@ func FuzzSplitMatchesPattern(f *testing.F) {
 	}
 	f.Fuzz(checkSplit)
 }
+
+// Long pieces are merged through a heap: the same merges, in the same
+// order, as the look through all pairs that short ones get.
+func TestLongPiecesMergeAlike(t *testing.T) {
+	c, err := NewCounter(O200KBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranks := c.encoder.ranks
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, alphabet := range []string{"a", "ab", "abc", "aeiou", "thequickbrownfox", "日本語", "é"} {
+		runes := []rune(alphabet)
+		for range 20 {
+			var b strings.Builder
+			for range 1 + rng.IntN(1500) {
+				b.WriteRune(runes[rng.IntN(len(runes))])
+			}
+			piece := b.String()
+			if got, want := mergedCountLong(piece, ranks), mergedCount(piece, ranks); got != want {
+				t.Fatalf("%d bytes of %q: %d parts through the heap, %d through the look", len(piece), alphabet, got, want)
+			}
+		}
+	}
+}
