@@ -451,12 +451,12 @@ func (l lineage) CountMessages(ctx context.Context, id string, after, upto int64
 }
 
 func (l lineage) AppendMessages(ctx context.Context, dst []sa.Message, id string, after, upto int64, limit int) ([]sa.Message, error) {
-	var max *int // NULL: no limit
+	var most *int // NULL: no limit
 	if limit > 0 {
-		max = &limit
+		most = &limit
 	}
 	rows, err := l.q.Query(ctx, `SELECT `+messageColumns+`
-		FROM messages WHERE session_id = $1 AND id > $2 AND id <= $3 ORDER BY id LIMIT $4`, id, after, upto, max)
+		FROM messages WHERE session_id = $1 AND id > $2 AND id <= $3 ORDER BY id LIMIT $4`, id, after, upto, most)
 	if err != nil {
 		return nil, err
 	}
