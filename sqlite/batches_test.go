@@ -130,15 +130,7 @@ func TestBatchCountsKeptByTriggers(t *testing.T) {
 func TestBatchCountsFilledOnUpgrade(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s, err := OpenDir(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	randomTaskLife(t, s, 42)
-	want := batchCounts(t, s, true)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	want := taskLifeIn(t, dir, 42)
 	// Back to the schema before: its tasks as that schema wrote them.
 	db, p := migrationsOf(t, filepath.Join(dir, FileName))
 	if _, err := p.DownTo(ctx, 6); err != nil {
@@ -147,11 +139,7 @@ func TestBatchCountsFilledOnUpgrade(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err = OpenDir(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openIn(t, dir)
 	if diff := cmp.Diff(want, batchCounts(t, s, false)); diff != "" {
 		t.Fatalf("task_batches after the upgrade (+) differs from the tasks (-):\n%s", diff)
 	}
@@ -163,14 +151,7 @@ func TestBatchCountsFilledOnUpgrade(t *testing.T) {
 func TestBatchCountsKeptAcrossTheTriggerChange(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s, err := OpenDir(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	randomTaskLife(t, s, 7)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	taskLifeIn(t, dir, 7)
 	// At the schema before, its trigger moves tasks in and out of being
 	// active and between batches.
 	db, p := migrationsOf(t, filepath.Join(dir, FileName))
@@ -189,11 +170,7 @@ func TestBatchCountsKeptAcrossTheTriggerChange(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err = OpenDir(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openIn(t, dir)
 	if diff := cmp.Diff(batchCounts(t, s, true), batchCounts(t, s, false)); diff != "" {
 		t.Fatalf("task_batches after the upgrade (+) differs from the tasks (-):\n%s", diff)
 	}
@@ -201,4 +178,31 @@ func TestBatchCountsKeptAcrossTheTriggerChange(t *testing.T) {
 	if diff := cmp.Diff(batchCounts(t, s, true), batchCounts(t, s, false)); diff != "" {
 		t.Fatalf("task_batches after more changes (+) differs from the tasks (-):\n%s", diff)
 	}
+}
+
+// taskLifeIn runs a random task life in a store in dir and returns the
+// batch counts of its tasks, counted from them; the store is closed.
+func taskLifeIn(t *testing.T, dir string, seed uint64) []batchRow {
+	t.Helper()
+	s, err := OpenDir(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	randomTaskLife(t, s, seed)
+	counted := batchCounts(t, s, true)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return counted
+}
+
+// openIn opens the store in dir (migrating it), closed when the test ends.
+func openIn(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := OpenDir(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
