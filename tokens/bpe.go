@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"container/heap"
 	"math"
 	"unicode/utf8"
 )
@@ -135,12 +136,13 @@ func mergedCountLong(piece string, ranks map[string]int) int {
 	h := &pairHeap{}
 	for i := range n {
 		if rank[i] = pairRank(i); rank[i] != math.MaxInt {
-			h.push(pair{rank[i], i})
+			*h = append(*h, pair{rank[i], i})
 		}
 	}
+	heap.Init(h)
 	parts := len(piece)
-	for h.len() > 0 {
-		p := h.pop()
+	for h.Len() > 0 {
+		p := heap.Pop(h).(pair)
 		if next[p.at] >= n || rank[p.at] != p.rank {
 			continue // merged away, or its pair changed since
 		}
@@ -158,7 +160,7 @@ func mergedCountLong(piece string, ranks map[string]int) int {
 				continue
 			}
 			if rank[i] = pairRank(i); rank[i] != math.MaxInt {
-				h.push(pair{rank[i], i})
+				heap.Push(h, pair{rank[i], i})
 			}
 		}
 	}
@@ -168,43 +170,20 @@ func mergedCountLong(piece string, ranks map[string]int) int {
 // pair is a candidate merge: the part at boundary at with the next one.
 type pair struct{ rank, at int }
 
-// pairHeap is a binary min-heap of pairs, by rank, then by position.
-type pairHeap struct{ items []pair }
+// pairHeap is a min-heap of pairs (container/heap), by rank, then by
+// position: the leftmost of equal ranks first, as the look through all
+// pairs finds it.
+type pairHeap []pair
 
-func (h *pairHeap) len() int { return len(h.items) }
-
-func (a pair) less(b pair) bool { return a.rank < b.rank || a.rank == b.rank && a.at < b.at }
-
-func (h *pairHeap) push(p pair) {
-	h.items = append(h.items, p)
-	for i := len(h.items) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !h.items[i].less(h.items[parent]) {
-			break
-		}
-		h.items[i], h.items[parent] = h.items[parent], h.items[i]
-		i = parent
-	}
+func (h pairHeap) Len() int { return len(h) }
+func (h pairHeap) Less(i, j int) bool {
+	return h[i].rank < h[j].rank || h[i].rank == h[j].rank && h[i].at < h[j].at
 }
-
-func (h *pairHeap) pop() pair {
-	top := h.items[0]
-	last := len(h.items) - 1
-	h.items[0] = h.items[last]
-	h.items = h.items[:last]
-	for i := 0; ; {
-		small, l, r := i, 2*i+1, 2*i+2
-		if l < last && h.items[l].less(h.items[small]) {
-			small = l
-		}
-		if r < last && h.items[r].less(h.items[small]) {
-			small = r
-		}
-		if small == i {
-			break
-		}
-		h.items[i], h.items[small] = h.items[small], h.items[i]
-		i = small
-	}
-	return top
+func (h pairHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *pairHeap) Push(x any)   { *h = append(*h, x.(pair)) }
+func (h *pairHeap) Pop() any {
+	old := *h
+	p := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return p
 }
