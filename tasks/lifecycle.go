@@ -556,7 +556,7 @@ func (m *Manager) execute(r *run) {
 		}
 	}
 	opts := engine.TurnOptions{OnEvent: func(e agent.Event) { m.observe(r, e) }}
-	runAgent := func(input ...sa.Message) (agent.Outcome, error) {
+	runAgent := func(opts engine.TurnOptions, input ...sa.Message) (agent.Outcome, error) {
 		if r.launched.session != nil {
 			return m.engine.RunIn(ctx, *r.launched.session, opts, input...)
 		}
@@ -564,9 +564,9 @@ func (m *Manager) execute(r *run) {
 	}
 	// A launch here made the session (not a fork's): its first turn
 	// reads it as new.
-	opts.NewSession = r.launched.session != nil
-	outcome, err := runAgent(r.input...)
-	opts.NewSession = false
+	first := opts
+	first.NewSession = r.launched.session != nil
+	outcome, err := runAgent(first, r.input...)
 	// An agent that launched tasks of its own finishes with them: it waits
 	// for them, and is woken while they left notifications it has not seen.
 	due := false
@@ -590,7 +590,7 @@ func (m *Manager) execute(r *run) {
 		if err = waker.Check(ctx, r.task.ID); err != nil || !due {
 			break
 		}
-		outcome, err = runAgent()
+		outcome, err = runAgent(opts)
 	}
 	// The task's ending gives the lease back with it (see FinishTask), so
 	// that a resume can take it at once; a run whose task was ended
