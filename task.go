@@ -112,6 +112,51 @@ type Task struct {
 	// listing (superagents_clear, or the parent session's deletion).
 	ClearedAt *time.Time `json:"cleared_at,omitempty"`
 	CreatedAt time.Time  `json:"created_at"`
+	// Worktree is set for a task isolated in a git worktree of its own
+	// (isolation "worktree"): its tools work there, not in the workspace.
+	Worktree *TaskWorktree `json:"worktree,omitempty"`
+}
+
+// Isolations a task may be launched with: none (it works in the
+// workspace) or "worktree".
+const (
+	IsolationNone     = ""
+	IsolationWorktree = "worktree"
+)
+
+// ParseIsolation checks an isolation a request names ("" and "none" are
+// no isolation).
+func ParseIsolation(s string) (string, error) {
+	switch s {
+	case IsolationNone, "none":
+		return IsolationNone, nil
+	case IsolationWorktree:
+		return IsolationWorktree, nil
+	}
+	return "", fmt.Errorf("%w: unknown isolation %q: use \"worktree\" (a git worktree of its own) or leave it out", ErrInvalid, s)
+}
+
+// TaskWorktree is the git worktree a task works in: made at its launch
+// from the repository's HEAD on a branch of its own, so that tasks that
+// run at once never write over each other or over the user's checkout.
+type TaskWorktree struct {
+	// Path is the worktree's directory; every node on the machine works
+	// the task there.
+	Path string `json:"path"`
+	// Branch is the task's branch; Base the commit it started from.
+	Branch string `json:"branch"`
+	Base   string `json:"base"`
+	// Repo is the main working tree of the repository.
+	Repo string `json:"repo"`
+	// Changes is `git diff --stat` from Base to the worktree as the
+	// task's latest run left it (uncommitted and untracked files
+	// included); empty when it changed nothing.
+	Changes string `json:"changes,omitempty"`
+	// Commits is how many commits the branch had beyond Base then.
+	Commits int `json:"commits,omitempty"`
+	// Removed is set when the task's latest run changed nothing, so its
+	// worktree and branch were removed (a resume makes them again).
+	Removed bool `json:"removed,omitempty"`
 }
 
 // Seconds is a duration that JSON writes as a number of seconds.
@@ -147,13 +192,18 @@ func (t Task) Validate() error {
 	if err := t.Budget.Validate(); err != nil {
 		return err
 	}
+	if w := t.Worktree; w != nil && (w.Path == "" || w.Branch == "" || w.Base == "" || w.Repo == "") {
+		return fmt.Errorf("%w: a task's worktree needs its path, branch, base commit and repository", ErrInvalid)
+	}
 	return nil
 }
 
 // NewTask describes a task to create together with its child session, in
 // one transaction.
 type NewTask struct {
-	// Task is the record; its ID and CreatedAt are assigned.
+	// Task is the record; its CreatedAt is assigned, and its ID too
+	// unless it has one (a new id, which the child session takes: a task
+	// with a worktree is named after its id before it is created).
 	Task Task
 	// Fork links the child session to Task.ParentSessionID at the parent's
 	// last message, so it inherits the parent's history (a delta fork).

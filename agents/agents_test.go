@@ -12,6 +12,7 @@ import (
 	"github.com/superagents/superagents/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/superagents/superagents/sandbox"
 	"github.com/superagents/superagents/tools"
 )
 
@@ -93,6 +94,9 @@ func TestParse(t *testing.T) {
 		{"CRLF and a byte order mark", "\uFEFF---\r\nname: win\r\ndescription: d\r\n---\r\nline 1\r\nline 2\r\n",
 			Profile{Name: "win", Description: "d", Prompt: "line 1\nline 2"}},
 		{"a --- inside the body", "---\ndescription: d\n---\nabove\n---\nbelow", Profile{Name: "file", Description: "d", Prompt: "above\n---\nbelow"}},
+		{"a read-only sandbox", "---\ndescription: d\nsandbox: read-only\n---\np", Profile{Name: "file", Description: "d", Sandbox: sandbox.ReadOnly, Prompt: "p"}},
+		{"worktree isolation", "---\ndescription: d\nisolation: worktree\n---\np", Profile{Name: "file", Description: "d", Isolation: "worktree", Prompt: "p"}},
+		{"no isolation", "---\ndescription: d\nisolation: none\n---\np", Profile{Name: "file", Description: "d", Prompt: "p"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,6 +133,9 @@ func TestParseErrors(t *testing.T) {
 			`a.md:5: unknown key "extra"`,
 		}},
 		{"negative max_steps", "---\ndescription: d\nmax_steps: -2\n---\np", []string{"a.md:3: max_steps must be a whole number, 0 or more"}},
+		{"unknown sandbox mode", "---\ndescription: d\n\nsandbox: strict\n---\np", []string{`a.md:4: sandbox: unknown sandbox mode "strict" (want "workspace-write", "read-only" or "off")`}},
+		{"sandbox as a list", "---\ndescription: d\nsandbox: [off]\n---\np", []string{"a.md:3: sandbox must be text"}},
+		{"unknown isolation", "---\ndescription: d\nisolation: vm\n---\np", []string{`a.md:3: isolation: unknown isolation "vm" (want "worktree" or "none")`}},
 		{"missing description", "---\nname: a\n---\np", []string{"a.md:1: the front matter has no description"}},
 		{"empty description", "---\nname: a\ndescription: \"\"\n---\np", []string{"a.md:3: the description is empty"}},
 		{"empty prompt", "---\ndescription: d\n---\n\n  \n", []string{"a.md:3: the system prompt is empty"}},

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/superagents/superagents/sandbox"
 	"github.com/superagents/superagents/tools"
 	"go.yaml.in/yaml/v3"
 )
@@ -38,6 +39,12 @@ type Profile struct {
 	Tools []string
 	// MaxSteps caps the agent's model turns; 0 means the default.
 	MaxSteps int
+	// Sandbox is the sandbox mode of the agent's commands; the
+	// configuration's, when stricter, wins. Empty: the configuration's.
+	Sandbox sandbox.Mode
+	// Isolation is how the agent's tasks are isolated when their launch
+	// names none: "worktree" (a git worktree of their own) or "" (none).
+	Isolation string
 	// Prompt is the system prompt: the body of the file.
 	Prompt string
 	// Source is where the profile was loaded from.
@@ -106,7 +113,7 @@ const MaxFileBytes = 1 << 20
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // knownKeys are the front-matter keys, in the order they are documented.
-var knownKeys = []string{"name", "description", "model", "tools", "max_steps"}
+var knownKeys = []string{"name", "description", "model", "tools", "max_steps", "sandbox", "isolation"}
 
 // Parse reads a profile file. path names it in errors, and its base name
 // is the profile's name when the front matter gives none. The error, when
@@ -227,6 +234,25 @@ func (p *parser) frontMatter(src string) Profile {
 				p.fail(value.Line, "max_steps must be a whole number, 0 or more (0 means the default)")
 			}
 			prof.MaxSteps = n
+		case "sandbox":
+			if value.Kind != yaml.ScalarNode {
+				p.fail(value.Line, "sandbox must be text: workspace-write, read-only or off")
+				continue
+			}
+			mode, err := sandbox.ParseMode(value.Value)
+			if err != nil {
+				p.fail(value.Line, "sandbox: %v", err)
+			}
+			prof.Sandbox = mode
+		case "isolation":
+			switch {
+			case value.Kind != yaml.ScalarNode:
+				p.fail(value.Line, "isolation must be text: worktree or none")
+			case value.Value == "worktree":
+				prof.Isolation = value.Value
+			case value.Value != "none":
+				p.fail(value.Line, "isolation: unknown isolation %q (want \"worktree\" or \"none\")", value.Value)
+			}
 		default:
 			if p.claude {
 				// Claude Code's own keys; maxTurns is our max_steps.

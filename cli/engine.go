@@ -119,9 +119,15 @@ func (a *app) open(ctx context.Context, model string, agents bool) (*runtime.Run
 	if err != nil {
 		return nil, err
 	}
+	// Tasks' worktrees go in the data directory, out of the user's
+	// checkout.
+	dataDir, err := a.resolveDataDir()
+	if err != nil {
+		return nil, err
+	}
 	rt, problems, err := runtime.Open(ctx, runtime.Options{
 		Store: st, Config: cfg, Workspace: ws, AgentDirs: a.agentDirs(ws), BashEnv: a.env.Environ,
-		Node: a.node, Drain: a.drain, Logger: a.queueLogger(),
+		Node: a.node, Drain: a.drain, Logger: a.queueLogger(), WorktreeDir: filepath.Join(dataDir, "worktrees"),
 	})
 	if err != nil {
 		return nil, err
@@ -137,6 +143,9 @@ func (a *app) open(ctx context.Context, model string, agents bool) (*runtime.Run
 	if agents {
 		if err := a.attachMCP(rt.Engine, cfg, ws); err != nil {
 			return nil, err
+		}
+		if w := rt.Engine.SandboxWarning(); w != "" {
+			fmt.Fprintf(a.env.Stderr, "warning: %s\n", w)
 		}
 	}
 	for _, p := range problems {

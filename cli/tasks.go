@@ -196,15 +196,17 @@ func (a *app) taskLaunchCommand() *cobra.Command {
 		session, agent, description string
 		timeout                     int
 		budget                      sa.Budget
+		isolation                   string
 	)
 	cmd := &cobra.Command{
-		Use:   "launch --session ID --agent NAME --description TEXT [--fork] PROMPT",
+		Use:   "launch --session ID --agent NAME --description TEXT [--fork] [--isolation worktree] PROMPT",
 		Short: "Launch a background task for a session",
 		Long: `Launch a background task as if the session's agent had called
 superagents_task: the task runs in a background superagents process, this
 command prints its id and returns, and the session gets a notification when
-the task ends. --fork gives the task the session's context. --wait stays
-until the task ends and prints its result instead.`,
+the task ends. --fork gives the task the session's context. --isolation
+worktree runs it in a git worktree of its own, on a branch named after it.
+--wait stays until the task ends and prints its result instead.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if session == "" || agent == "" || description == "" {
@@ -219,8 +221,11 @@ until the task ends and prints its result instead.`,
 			if budget.MaxTokens < 0 {
 				return usagef("--max-tokens must not be negative")
 			}
+			if _, err := sa.ParseIsolation(isolation); err != nil {
+				return usagef("--isolation: %s", tasks.Message(err))
+			}
 			return a.launchWorker(cmd.Context(), workerRequest{session: session, agent: agent, description: description,
-				fork: fork, timeout: timeout, budget: budget, prompt: strings.Join(args, " ")}, asJSON, wait)
+				fork: fork, timeout: timeout, budget: budget, isolation: isolation, prompt: strings.Join(args, " ")}, asJSON, wait)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -232,6 +237,7 @@ until the task ends and prints its result instead.`,
 	cmd.Flags().IntVar(&timeout, "timeout", 0, "stop the task after this many seconds (default: tasks.timeout)")
 	cmd.Flags().Float64Var(&budget.MaxCost, "max-cost", 0, "US dollars the task and the tasks it launches may spend (default and cap: tasks.max_cost)")
 	cmd.Flags().Int64Var(&budget.MaxTokens, "max-tokens", 0, "tokens the task and the tasks it launches may use (default and cap: tasks.max_tokens)")
+	cmd.Flags().StringVar(&isolation, "isolation", "", `"worktree": work in a git worktree of its own (default: the agent profile's)`)
 	return cmd
 }
 
@@ -241,6 +247,7 @@ type workerRequest struct {
 	fork                        bool
 	timeout                     int
 	budget                      sa.Budget
+	isolation                   string
 	resume, prompt              string
 }
 
@@ -261,6 +268,9 @@ func (r workerRequest) args() []string {
 	}
 	if r.budget.MaxTokens > 0 {
 		args = append(args, "--max-tokens", fmt.Sprint(r.budget.MaxTokens))
+	}
+	if r.isolation != "" {
+		args = append(args, "--isolation", r.isolation)
 	}
 	return args
 }
@@ -358,7 +368,7 @@ func (a *app) workerLaunch(ctx context.Context, mgr *tasks.Manager, req workerRe
 		return sa.Task{}, err
 	}
 	return mgr.Launch(ctx, tasks.LaunchRequest{ParentSessionID: sess.ID, Description: req.description, Prompt: req.prompt,
-		Agent: req.agent, Fork: req.fork, Timeout: time.Duration(req.timeout) * time.Second, Budget: req.budget})
+		Agent: req.agent, Fork: req.fork, Timeout: time.Duration(req.timeout) * time.Second, Budget: req.budget, Isolation: req.isolation})
 }
 
 // taskWorkCommand is the background worker: it launches or resumes one
@@ -412,5 +422,6 @@ func (a *app) taskWorkCommand() *cobra.Command {
 	cmd.Flags().IntVar(&req.timeout, "timeout", 0, "")
 	cmd.Flags().Float64Var(&req.budget.MaxCost, "max-cost", 0, "")
 	cmd.Flags().Int64Var(&req.budget.MaxTokens, "max-tokens", 0, "")
+	cmd.Flags().StringVar(&req.isolation, "isolation", "", "")
 	return cmd
 }

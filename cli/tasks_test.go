@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/cli"
 	"github.com/superagents/superagents/frontends"
 	"github.com/superagents/superagents/internal/proctest"
@@ -204,6 +205,7 @@ func TestTaskCommandErrors(t *testing.T) {
 		{[]string{"task", "resume", "abcd"}, 2, "requires at least 2 arg"},
 		{[]string{"task", "launch", "--session", "s", "--agent", "general", "--description", "d", "--max-cost", "-1", "x"}, 2, "--max-cost must be a number of dollars"},
 		{[]string{"task", "launch", "--session", "s", "--agent", "general", "--description", "d", "--max-tokens", "-5", "x"}, 2, "--max-tokens must not be negative"},
+		{[]string{"task", "launch", "--session", "s", "--agent", "general", "--description", "d", "--isolation", "vm", "x"}, 2, `--isolation: unknown isolation "vm"`},
 		{[]string{"tasks", "--status", "sleeping"}, 2, `unknown --status "sleeping"`},
 		{[]string{"tasks", "--status", "Completed"}, 0, ""}, // case does not matter
 		{[]string{"task", "output", "zzzzzz", "--timeout", "-1"}, 2, "--timeout must be between 1 and 600 seconds, not -1"},
@@ -237,6 +239,43 @@ func TestTaskLaunchBudget(t *testing.T) {
 	}
 	if task.Status != "error" || !strings.Contains(task.Error, "budget reached") || task.Budget.MaxTokens != 10 {
 		t.Fatalf("task = %+v, want an error for its budget of 10 tokens", task)
+	}
+}
+
+// TestTaskLaunchWorktree: --isolation worktree runs the task in a git
+// worktree of its own in the data directory; one that changed nothing
+// leaves none. A workspace that is no repository is refused.
+func TestTaskLaunchWorktree(t *testing.T) {
+	h := newHarness(t)
+	parent := h.ok(seedParent, "import", "-")
+	repo := t.TempDir()
+	launch := func() result {
+		return h.run("--workspace", repo, "task", "launch", "--session", parent, "--agent", "general", "--description", "apart",
+			"--isolation", "worktree", "--wait", "--json", "What is 2+2?")
+	}
+	if r := launch(); r.code == 0 || !strings.Contains(r.stderr, "is not inside a git repository") {
+		t.Fatalf("launch in a workspace without a repository: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "--quiet"}, {"add", "a.txt"}, {"commit", "--quiet", "-m", "first"}} {
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	r := launch()
+	var task struct {
+		Status   string           `json:"status"`
+		Worktree *sa.TaskWorktree `json:"worktree"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &task); err != nil {
+		t.Fatalf("task launch --json: %v\n%s%s", err, r.stdout, r.stderr)
+	}
+	w := task.Worktree
+	if task.Status != "completed" || w == nil || !strings.HasPrefix(w.Path, filepath.Join(h.dataDir, "worktrees")+string(filepath.Separator)) || !w.Removed {
+		t.Fatalf("task = %+v, worktree %+v; want completed, its worktree in the data directory, removed as it changed nothing", task, w)
 	}
 }
 

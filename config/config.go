@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/superagents/superagents/forkctx"
+	"github.com/superagents/superagents/sandbox"
 	"github.com/superagents/superagents/tools"
 )
 
@@ -65,6 +66,9 @@ type Config struct {
 	Fork forkctx.Config `toml:"fork"`
 	// Permissions limit what the built-in tools may do.
 	Permissions tools.Policy `toml:"permissions"`
+	// Sandbox confines the commands agents run. A project file may make
+	// it stricter, never looser.
+	Sandbox sandbox.Config `toml:"sandbox"`
 	// Database chooses the store: SQLite (the default) or PostgreSQL.
 	Database Database `toml:"database"`
 	// Models are context windows and prices by "provider/model".
@@ -237,6 +241,7 @@ func Default() Config {
 			InactivityTimeout: Duration{DefaultTaskInactivityTimeout},
 		},
 		Fork:       forkctx.DefaultConfig(),
+		Sandbox:    sandbox.DefaultConfig(),
 		Models:     DefaultModels(),
 		Compaction: Compaction{Threshold: DefaultCompactionThreshold},
 		MCP: MCP{
@@ -433,6 +438,7 @@ func (c Config) Validate() error {
 	if err := c.Permissions.Validate(); err != nil {
 		errs = append(errs, &Error{Key: "permissions", Msg: err.Error()})
 	}
+	errs = append(errs, c.validateSandbox()...)
 	errs = append(errs, c.validateModels()...)
 	errs = append(errs, c.validateBudget()...)
 	errs = append(errs, c.validateMCP()...)
@@ -504,4 +510,22 @@ func checkBaseURL(s string) error {
 		return errors.New("credentials in the URL are not allowed: use api_key_env")
 	}
 	return nil
+}
+
+// validateSandbox places each bad value of [sandbox] at its key.
+func (c Config) validateSandbox() []error {
+	joined, ok := c.Sandbox.Validate().(interface{ Unwrap() []error })
+	if !ok {
+		return nil
+	}
+	var errs []error
+	for _, err := range joined.Unwrap() {
+		var ce *sandbox.ConfigError
+		if errors.As(err, &ce) {
+			errs = append(errs, &Error{Key: "sandbox." + ce.Key, Msg: ce.Msg})
+		} else {
+			errs = append(errs, &Error{Key: "sandbox", Msg: err.Error()})
+		}
+	}
+	return errs
 }

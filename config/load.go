@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/superagents/superagents/sandbox"
 	"github.com/superagents/superagents/xdg"
 )
 
@@ -64,12 +65,16 @@ func Load(opts Options) (Config, error) {
 	c := Default()
 	var files []*File
 	for i, path := range paths {
+		userSandbox := c.Sandbox
 		f, err := c.mergeFile(path)
 		if err != nil {
 			return Config{}, err
 		}
 		if f != nil {
 			if err := c.noteMCP(f, i > 0); err != nil {
+				return Config{}, err
+			}
+			if err := c.noteSandbox(f, i > 0, userSandbox); err != nil {
 				return Config{}, err
 			}
 			files = append(files, f)
@@ -84,6 +89,18 @@ func Load(opts Options) (Config, error) {
 		return Config{}, locate(err, files, c.ModelOrigin)
 	}
 	return c, nil
+}
+
+// noteSandbox refuses a project file that loosens the sandbox: a
+// project's own file could otherwise let its commands out.
+func (c *Config) noteSandbox(f *File, project bool, user sandbox.Config) error {
+	if !project {
+		return nil
+	}
+	if key, looser := c.Sandbox.Looser(user); looser {
+		return f.Errorf("sandbox."+key, "a project's configuration file may make the sandbox stricter, never looser: allow this in your own configuration file")
+	}
+	return nil
 }
 
 // userDir returns the directory of the user file.

@@ -18,6 +18,7 @@ import (
 	"github.com/superagents/superagents/compact"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/llm"
+	"github.com/superagents/superagents/sandbox"
 	"github.com/superagents/superagents/tools"
 )
 
@@ -60,7 +61,7 @@ type Engine struct {
 
 // promptKey names a system prompt: the profile's own prompt and the names
 // of the tools it is given (the workspace and instructions are the
-// engine's, fixed).
+// engine's, fixed; a turn in another workspace makes its own).
 type promptKey struct{ prompt, tools string }
 
 // TurnOptions adjust one turn.
@@ -73,6 +74,14 @@ type TurnOptions struct {
 	// its first messages and no parent (a task's launch), so that its
 	// history is read as its own messages (see agent.Loop.NewSession).
 	NewSession bool
+	// Workspace, if set, is where this turn's tools work instead of the
+	// engine's workspace (a task's own git worktree); the caller opens
+	// and closes it.
+	Workspace *tools.Workspace
+	// Writable are more directories the sandbox lets this turn's
+	// commands write to (the parts of a worktree's repository that git
+	// writes to as it commits there).
+	Writable []string
 }
 
 // Profile returns the agent profile of a name, or ErrUnknownAgent listing
@@ -104,7 +113,8 @@ func (e *Engine) Loop(ctx context.Context, sess sa.Session, opts TurnOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	toolSet, err := e.toolsFor(ctx, sess.ID, profile)
+	ws := cmp.Or(opts.Workspace, e.Workspace)
+	toolSet, err := e.toolsFor(ctx, sess.ID, profile, ws, opts.Writable)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +123,7 @@ func (e *Engine) Loop(ctx context.Context, sess sa.Session, opts TurnOptions) (*
 		Provider:    provider,
 		Model:       modelName,
 		ModelLabel:  model,
-		System:      e.systemPrompt(profile, toolSet),
+		System:      e.systemPrompt(profile, toolSet, ws),
 		Tools:       toolSet,
 		MaxSteps:    cmp.Or(profile.MaxSteps, e.Config.Limits.MaxSteps),
 		RepeatLimit: e.Config.Limits.RepeatLimit,
@@ -127,8 +137,8 @@ func (e *Engine) Loop(ctx context.Context, sess sa.Session, opts TurnOptions) (*
 // toolsFor returns the tools an agent of this profile may use in this
 // session: the built-in tools its permissions allow, plus the task tools,
 // filtered by the profile's tool list.
-func (e *Engine) toolsFor(ctx context.Context, sessionID string, profile agents.Profile) (*tools.Set, error) {
-	builtin, err := e.builtinTools(profile.Name)
+func (e *Engine) toolsFor(ctx context.Context, sessionID string, profile agents.Profile, ws *tools.Workspace, writable []string) (*tools.Set, error) {
+	builtin, err := e.builtinTools(profile, ws, writable)
 	if err != nil {
 		return nil, err
 	}
@@ -158,20 +168,58 @@ func (e *Engine) toolsFor(ctx context.Context, sessionID string, profile agents.
 }
 
 // builtinTools returns the built-in tools an agent's permissions allow,
-// made once per agent.
-func (e *Engine) builtinTools(agent string) (*tools.Set, error) {
-	if set, ok := e.builtins.Load(agent); ok {
+// in its sandbox, made once per agent. Those of a workspace other than
+// the engine's (a task's worktree) are made for the turn: the sandbox
+// confines the commands to that workspace.
+func (e *Engine) builtinTools(profile agents.Profile, ws *tools.Workspace, writable []string) (*tools.Set, error) {
+	agent := profile.Name
+	own := ws == e.Workspace && len(writable) == 0
+	if set, ok := e.builtins.Load(agent); ok && own {
 		return set.(*tools.Set), nil
 	}
-	set, err := tools.Builtins(e.Workspace, tools.Options{
-		Rules: e.Config.Permissions.ForAgent(agent),
-		Bash:  tools.BashOptions{Env: e.BashEnv, HiddenEnv: e.hiddenEnv()},
+	policy := e.sandboxPolicy(profile)
+	policy.Workspace = ws.Dir()
+	policy.Writable = append(slices.Clone(policy.Writable), writable...)
+	set, err := tools.Builtins(ws, tools.Options{
+		Rules:   e.Config.Permissions.ForAgent(agent),
+		Bash:    tools.BashOptions{Env: e.BashEnv, HiddenEnv: e.hiddenEnv()},
+		Sandbox: policy,
 	})
 	if err != nil {
 		return nil, err
 	}
-	e.builtins.Store(agent, set)
+	if own {
+		e.builtins.Store(agent, set)
+	}
 	return set, nil
+}
+
+// sandboxPolicy is the sandbox of an agent's commands: the
+// configuration's, with the profile's mode when that is stricter. Its
+// workspace is left to the tools, whichever workspace they get.
+func (e *Engine) sandboxPolicy(profile agents.Profile) sandbox.Policy {
+	cfg := e.Config.Sandbox
+	p := sandbox.Policy{
+		Mode:     sandbox.Strictest(cfg.Mode, profile.Sandbox),
+		Network:  cfg.Network,
+		Writable: cfg.Writable,
+	}
+	if p.Mode != sandbox.Strictest(cfg.Mode) {
+		p.ModeSource = fmt.Sprintf("the agent profile %q", profile.Name)
+	}
+	return p
+}
+
+// SandboxWarning returns, for the user, what this system cannot enforce
+// of the configured sandbox, or "" when it enforces all of it.
+func (e *Engine) SandboxWarning() string {
+	p := e.sandboxPolicy(agents.Profile{})
+	p.Workspace = e.Workspace.Dir()
+	s, err := sandbox.New(p, e.BashEnv)
+	if err != nil {
+		return err.Error()
+	}
+	return s.Warning()
 }
 
 // hiddenEnv names the variables bash commands never see: the providers'
@@ -188,16 +236,20 @@ func (e *Engine) hiddenEnv() []string {
 
 // systemPrompt is the profile's prompt (with the task-tool guide when
 // those tools are offered) and where the agent works.
-func (e *Engine) systemPrompt(profile agents.Profile, toolSet *tools.Set) string {
+func (e *Engine) systemPrompt(profile agents.Profile, toolSet *tools.Set, ws *tools.Workspace) string {
 	names := toolSet.Names()
 	key := promptKey{prompt: profile.Prompt, tools: strings.Join(names, "\x00")}
-	if prompt, ok := e.prompts.Load(key); ok {
+	own := ws == e.Workspace
+	if prompt, ok := e.prompts.Load(key); ok && own {
 		return prompt.(string)
 	}
 	prompt := profile.SystemPrompt(names)
-	prompt += "\n\n# Environment\nWorkspace (the working directory of your tools): " + e.Workspace.Dir()
+	prompt += "\n\n# Environment\nWorkspace (the working directory of your tools): " + ws.Dir()
 	if e.Instructions != "" {
 		prompt += "\n\n" + e.Instructions
+	}
+	if !own {
+		return prompt
 	}
 	stored, _ := e.prompts.LoadOrStore(key, prompt)
 	return stored.(string)

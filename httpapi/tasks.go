@@ -211,6 +211,8 @@ type launchRequest struct {
 	// superagents_task.
 	MaxCost   float64 `json:"max_cost"`
 	MaxTokens int64   `json:"max_tokens"`
+	// Isolation "worktree" runs the task in a git worktree of its own.
+	Isolation string `json:"isolation"`
 }
 
 // taskTimeout turns a launch's timeout in seconds into a Duration: a
@@ -245,7 +247,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := tasks.TaskInput{Description: req.Description, Prompt: req.Prompt, Agent: req.Agent, Fork: req.Fork,
-		Resume: req.Resume, Timeout: int(timeout / time.Second), MaxCost: req.MaxCost, MaxTokens: req.MaxTokens}
+		Resume: req.Resume, Timeout: int(timeout / time.Second), MaxCost: req.MaxCost, MaxTokens: req.MaxTokens, Isolation: req.Isolation}
 	if err := in.Validate(); err != nil {
 		s.fail(w, r, err)
 		return

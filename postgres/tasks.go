@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +17,7 @@ import (
 
 const taskColumns = `id, parent_session_id, parent_message_id, parent_agent, description, prompt, agent, status,
 	started_at, completed_at, result_retrieved_at, result, error, progress, batch_id, resume_count, is_forked,
-	timeout_ms, runner_id, cleared_at, created_at, max_cost, max_tokens`
+	timeout_ms, runner_id, cleared_at, created_at, max_cost, max_tokens, worktree`
 
 func scanTask(r pgx.Row) (sa.Task, error) {
 	var (
@@ -24,12 +25,16 @@ func scanTask(r pgx.Row) (sa.Task, error) {
 		started, created, timeoutMS   int64
 		completed, retrieved, cleared *int64
 		progress                      string
+		worktree                      []byte
 	)
 	err := r.Scan(&t.ID, &t.ParentSessionID, &t.ParentMessageID, binTo{&t.ParentAgent}, binTo{&t.Description},
 		binTo{&t.Prompt}, binTo{&t.Agent}, &t.Status, &started, &completed, &retrieved, binTo{&t.Result},
 		binTo{&t.Error}, &progress, binTo{&t.BatchID}, &t.ResumeCount, &t.IsForked, &timeoutMS, &t.RunnerID,
-		&cleared, &created, &t.Budget.MaxCost, &t.Budget.MaxTokens)
+		&cleared, &created, &t.Budget.MaxCost, &t.Budget.MaxTokens, &worktree)
 	if err != nil {
+		return sa.Task{}, err
+	}
+	if t.Worktree, err = storekit.DecodeWorktree(t.ID, worktree); err != nil {
 		return sa.Task{}, err
 	}
 	if err := json.Unmarshal([]byte(progress), &t.Progress); err != nil {
@@ -95,14 +100,15 @@ func (s *Store) createTask(ctx context.Context, nt sa.NewTask, hook TaskHook) (s
 			return err
 		}
 		var child sa.Session
+		childID := cmp.Or(t.ID, s.newID())
 		if nt.Fork {
-			child, err = forkIn(ctx, tx, s.newID(), parent, last, sa.ForkOptions{
+			child, err = forkIn(ctx, tx, childID, parent, last, sa.ForkOptions{
 				Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, Origin: nt.Session.Origin})
 			if err != nil {
 				return err
 			}
 		} else {
-			child = sa.Session{ID: s.newID(), Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, Origin: nt.Session.Origin, CreatedAt: tx.now}
+			child = sa.Session{ID: childID, Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, Origin: nt.Session.Origin, CreatedAt: tx.now}
 			if err := insertSession(ctx, tx, child); err != nil {
 				return err
 			}
@@ -140,13 +146,17 @@ func insertTask(ctx context.Context, tx *writeTx, t sa.Task) error {
 	if err != nil {
 		return fmt.Errorf("encode progress: %w", err)
 	}
+	worktree, err := storekit.EncodeWorktree(t.Worktree)
+	if err != nil {
+		return err
+	}
 	b := &pgx.Batch{}
 	b.Queue(`INSERT INTO tasks (`+taskColumns+`, description_folded, tool_calls)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`,
 		t.ID, t.ParentSessionID, t.ParentMessageID, bin(t.ParentAgent), bin(t.Description), bin(t.Prompt), bin(t.Agent),
 		string(t.Status), nanos(t.StartedAt), nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), bin(t.Result),
 		bin(t.Error), string(progress), bin(t.BatchID), t.ResumeCount, t.IsForked, t.Timeout.Duration().Milliseconds(),
-		t.RunnerID, nullNanos(t.ClearedAt), nanos(t.CreatedAt), t.Budget.MaxCost, t.Budget.MaxTokens,
+		t.RunnerID, nullNanos(t.ClearedAt), nanos(t.CreatedAt), t.Budget.MaxCost, t.Budget.MaxTokens, worktree,
 		bin(sa.FoldCase(t.Description)), t.Progress.ToolCalls)
 	if err := tx.recordAfter(ctx, b, sa.ChangeTaskCreated, t.ParentSessionID, t.ID, t); err != nil {
 		return fmt.Errorf("insert task: %w", err)
@@ -394,15 +404,19 @@ func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Tas
 	if err != nil {
 		return sa.Task{}, fmt.Errorf("encode progress: %w", err)
 	}
+	worktree, err := storekit.EncodeWorktree(t.Worktree)
+	if err != nil {
+		return sa.Task{}, err
+	}
 	b := &pgx.Batch{}
 	b.Queue(`UPDATE tasks SET parent_message_id = $1, parent_agent = $2, description = $3, prompt = $4,
 		agent = $5, status = $6, started_at = $7, completed_at = $8, result_retrieved_at = $9, result = $10, error = $11,
 		progress = $12, batch_id = $13, resume_count = $14, timeout_ms = $15, runner_id = $16, cleared_at = $17,
-		description_folded = $18, tool_calls = $19 WHERE id = $20`,
+		description_folded = $18, tool_calls = $19, worktree = $21 WHERE id = $20`,
 		t.ParentMessageID, bin(t.ParentAgent), bin(t.Description), bin(t.Prompt), bin(t.Agent), string(t.Status),
 		nanos(t.StartedAt), nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), bin(t.Result), bin(t.Error),
 		string(progress), bin(t.BatchID), t.ResumeCount, t.Timeout.Duration().Milliseconds(), t.RunnerID,
-		nullNanos(t.ClearedAt), bin(sa.FoldCase(t.Description)), t.Progress.ToolCalls, id)
+		nullNanos(t.ClearedAt), bin(sa.FoldCase(t.Description)), t.Progress.ToolCalls, id, worktree)
 	if err := tx.recordAfter(ctx, b, kind, t.ParentSessionID, t.ID, t); err != nil {
 		return sa.Task{}, fmt.Errorf("update task: %w", err)
 	}

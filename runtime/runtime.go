@@ -67,6 +67,9 @@ type Options struct {
 	Drain time.Duration
 	// Logger receives the job queue's warnings (none when nil).
 	Logger *slog.Logger
+	// WorktreeDir is where tasks isolated in git worktrees get them
+	// (empty: inside their repository's git directory).
+	WorktreeDir string
 }
 
 // Runtime is the engine, bus and task manager of one process, wired
@@ -98,7 +101,8 @@ func Open(ctx context.Context, opts Options) (rt *Runtime, problems []error, err
 		return nil, nil, err
 	}
 	topts := tasks.Options{Store: opts.Store, Engine: eng, Bus: bus, Limits: opts.Config.Tasks, Fork: opts.Config.Fork,
-		Heartbeat: cmp.Or(opts.Heartbeat, opts.Config.Tasks.Heartbeat.Duration), StaleAfter: cmp.Or(opts.StaleAfter, opts.Config.Tasks.StaleAfter.Duration)}
+		Heartbeat: cmp.Or(opts.Heartbeat, opts.Config.Tasks.Heartbeat.Duration), StaleAfter: cmp.Or(opts.StaleAfter, opts.Config.Tasks.StaleAfter.Duration),
+		WorktreeDir: opts.WorktreeDir}
 	// On PostgreSQL, tasks go through the job queue, so that any node
 	// runs them; a store one process owns runs them in that process.
 	var queue *taskqueue.Queue
@@ -280,7 +284,16 @@ func (rt *Runtime) Delete(ctx context.Context, sessionID string) error {
 	} else if err != nil && !errors.Is(err, sa.ErrNotFound) {
 		return err
 	}
-	return rt.Store.DeleteSession(ctx, sessionID)
+	if err := rt.Store.DeleteSession(ctx, sessionID); err != nil {
+		return err
+	}
+	// The deleted session's tasks are let go: their worktrees are removed
+	// (the branches that hold work are kept). The session is gone either
+	// way, so a worktree that could not be removed is only reported.
+	if err := rt.Tasks.ReleaseWorktrees(ctx, sessionID); err != nil {
+		return fmt.Errorf("session %s deleted, but %w", sa.ShortID(sessionID), err)
+	}
+	return nil
 }
 
 // Events follows the change log from after the change with ID after (the

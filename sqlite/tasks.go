@@ -17,20 +17,23 @@ import (
 
 const taskColumns = `id, parent_session_id, parent_message_id, parent_agent, description, prompt, agent, status,
 	started_at, completed_at, result_retrieved_at, result, error, progress, batch_id, resume_count, is_forked,
-	timeout_ms, runner_id, cleared_at, created_at, max_cost, max_tokens`
+	timeout_ms, runner_id, cleared_at, created_at, max_cost, max_tokens, worktree`
 
 func scanTask(r rowScanner) (sa.Task, error) {
 	var (
 		t                             sa.Task
 		started, created, timeoutMS   int64
 		completed, retrieved, cleared sql.NullInt64
-		progress                      []byte
+		progress, worktree            []byte
 		forked                        int
 	)
 	err := r.Scan(&t.ID, &t.ParentSessionID, &t.ParentMessageID, &t.ParentAgent, &t.Description, &t.Prompt, &t.Agent,
 		&t.Status, &started, &completed, &retrieved, &t.Result, &t.Error, &progress, &t.BatchID, &t.ResumeCount,
-		&forked, &timeoutMS, &t.RunnerID, &cleared, &created, &t.Budget.MaxCost, &t.Budget.MaxTokens)
+		&forked, &timeoutMS, &t.RunnerID, &cleared, &created, &t.Budget.MaxCost, &t.Budget.MaxTokens, &worktree)
 	if err != nil {
+		return sa.Task{}, err
+	}
+	if t.Worktree, err = storekit.DecodeWorktree(t.ID, worktree); err != nil {
 		return sa.Task{}, err
 	}
 	if err := json.Unmarshal(progress, &t.Progress); err != nil {
@@ -77,14 +80,15 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 			return err
 		}
 		var child sa.Session
+		childID := cmp.Or(t.ID, s.newID())
 		if nt.Fork {
-			child, err = forkIn(ctx, tx, s.newID(), t.ParentSessionID, sa.ForkOptions{
+			child, err = forkIn(ctx, tx, childID, t.ParentSessionID, sa.ForkOptions{
 				Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, Origin: nt.Session.Origin})
 			if err != nil {
 				return err
 			}
 		} else {
-			child = sa.Session{ID: s.newID(), Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, Origin: nt.Session.Origin, CreatedAt: tx.now}
+			child = sa.Session{ID: childID, Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, Origin: nt.Session.Origin, CreatedAt: tx.now}
 			if err := insertSession(ctx, tx, child); err != nil {
 				return err
 			}
@@ -120,12 +124,16 @@ func insertTask(ctx context.Context, tx *writeTx, t sa.Task) error {
 	if err != nil {
 		return fmt.Errorf("encode progress: %w", err)
 	}
+	worktree, err := storekit.EncodeWorktree(t.Worktree)
+	if err != nil {
+		return err
+	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.ParentSessionID, t.ParentMessageID, t.ParentAgent, t.Description, t.Prompt, t.Agent, t.Status,
 		nanos(t.StartedAt), nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), t.Result, t.Error, progress,
 		t.BatchID, t.ResumeCount, boolInt(t.IsForked), t.Timeout.Duration().Milliseconds(), t.RunnerID, nullNanos(t.ClearedAt),
-		nanos(t.CreatedAt), t.Budget.MaxCost, t.Budget.MaxTokens)
+		nanos(t.CreatedAt), t.Budget.MaxCost, t.Budget.MaxTokens, string(worktree))
 	if err != nil {
 		return fmt.Errorf("insert task: %w", err)
 	}
@@ -182,6 +190,13 @@ func changedTaskColumns(old, updated sa.Task) (string, []any, error) {
 			return "", nil, fmt.Errorf("encode progress: %w", err)
 		}
 		add("progress", progress)
+	}
+	if !reflect.DeepEqual(old.Worktree, updated.Worktree) {
+		worktree, err := storekit.EncodeWorktree(updated.Worktree)
+		if err != nil {
+			return "", nil, err
+		}
+		add("worktree", string(worktree))
 	}
 	return set.String(), args, nil
 }

@@ -79,10 +79,12 @@ func formatOutput(out Output, now time.Time) string {
 		}
 		b.WriteString("\n\nResult:\n")
 		b.WriteString(cmpText(t.Result, "(the task gave no text answer)"))
+		addWorktreeNote(&b, t)
 		return b.String()
 	case t.Status == sa.TaskError:
 		fmt.Fprintf(&b, "%s failed after %s: %s", name, formatDuration(elapsed(t)), t.Error)
 		earlierAnswer(&b, t)
+		addWorktreeNote(&b, t)
 		return b.String()
 	case t.Status == sa.TaskCancelled:
 		fmt.Fprintf(&b, "%s was cancelled after %s", name, formatDuration(elapsed(t)))
@@ -92,6 +94,7 @@ func formatOutput(out Output, now time.Time) string {
 		}
 		b.WriteString(".")
 		earlierAnswer(&b, t)
+		addWorktreeNote(&b, t)
 		return b.String()
 	case t.Status == sa.TaskQueued:
 		fmt.Fprintf(&b, "%s is queued: as many tasks as allowed (tasks.concurrency) are running, and it starts when one of them ends.", name)
@@ -106,6 +109,13 @@ func formatOutput(out Output, now time.Time) string {
 		b.WriteString(out.Partial)
 	}
 	return b.String()
+}
+
+// addWorktreeNote adds, for a task with a worktree, where its work is.
+func addWorktreeNote(b *strings.Builder, t sa.Task) {
+	if note := worktreeNote(t); note != "" {
+		b.WriteString("\n\n" + note)
+	}
 }
 
 // earlierAnswer adds, for a resume that was cancelled or failed, the

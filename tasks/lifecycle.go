@@ -45,6 +45,9 @@ type LaunchRequest struct {
 	JoinActiveBatch bool
 	// Budget is what the task's tree may spend (see launchBudget).
 	Budget sa.Budget
+	// Isolation is sa.IsolationWorktree for a task that works in a git
+	// worktree of its own; empty takes the agent profile's.
+	Isolation string
 }
 
 // Launch creates a task and has it run, through the manager's dispatch:
@@ -64,9 +67,16 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 	if req.Timeout < 0 {
 		return sa.Task{}, fmt.Errorf("%w: timeout cannot be negative", sa.ErrInvalid)
 	}
+	isolation, err := sa.ParseIsolation(req.Isolation)
+	if err != nil {
+		return sa.Task{}, err
+	}
 	profile, err := m.engine.Profile(req.Agent)
 	if err != nil {
 		return sa.Task{}, err
+	}
+	if req.Isolation == "" {
+		isolation = profile.Isolation
 	}
 	parent, err := m.store.Session(ctx, req.ParentSessionID)
 	if err != nil {
@@ -104,8 +114,20 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 	if err != nil {
 		return sa.Task{}, err
 	}
-	return m.dispatch.Launch(ctx, sa.NewTask{
+	// A task with a worktree is named before it is created: its branch
+	// and worktree carry its id, and are recorded with it.
+	var id string
+	var wt *sa.TaskWorktree
+	if isolation == sa.IsolationWorktree {
+		id = sa.NewID()
+		if wt, err = m.createWorktree(ctx, id, ancestors); err != nil {
+			return sa.Task{}, err
+		}
+	}
+	t, err := m.dispatch.Launch(ctx, sa.NewTask{
 		Task: sa.Task{
+			ID:              id,
+			Worktree:        wt,
 			ParentSessionID: parent.ID,
 			ParentAgent:     parent.Agent,
 			Description:     strings.TrimSpace(req.Description),
@@ -121,6 +143,12 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 		Session:         sa.NewSession{Agent: profile.Name, Model: model, Title: strings.TrimSpace(req.Description), Origin: sa.OriginTask, Messages: first},
 		JoinActiveBatch: req.JoinActiveBatch,
 	}, ancestors)
+	if err != nil && wt != nil {
+		m.gitMu.Lock()
+		_ = tree(wt).Discard(context.WithoutCancel(ctx))
+		m.gitMu.Unlock()
+	}
+	return t, err
 }
 
 // forkContext builds a forked task's first messages: a clear, so that its
@@ -258,19 +286,33 @@ func (m *Manager) cancel(ctx context.Context, ref, why string) (sa.Task, error) 
 }
 
 // Clear cancels a parent session's active tasks and removes all its tasks
-// from its listing; their sessions stay in the store. It returns how many
-// were cancelled and how many cleared.
+// from its listing; their sessions stay in the store. Their worktrees are
+// removed, and the branches that hold work are kept (see
+// releaseWorktree). It returns how many were cancelled and how many
+// cleared.
 func (m *Manager) Clear(ctx context.Context, parentSessionID string) (cancelled, cleared int, err error) {
+	cancelled, cleared, _, err = m.clear(ctx, parentSessionID)
+	return cancelled, cleared, err
+}
+
+// clear is Clear that also returns the branches of worktrees it kept.
+func (m *Manager) clear(ctx context.Context, parentSessionID string) (cancelled, cleared int, kept []string, err error) {
 	list, err := m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: parentSessionID})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
+	var wtErrs []error
+	defer func() {
+		if err == nil {
+			err = errors.Join(wtErrs...)
+		}
+	}()
 	for _, t := range list {
 		if t.Status.Active() {
 			if _, err := m.Cancel(ctx, t.ID); err == nil {
 				cancelled++
 			} else if !errors.Is(err, sa.ErrConflict) {
-				return cancelled, cleared, err
+				return cancelled, cleared, kept, err
 			}
 		}
 		_, err := m.store.UpdateTask(ctx, t.ID, func(tk *sa.Task) error {
@@ -279,11 +321,44 @@ func (m *Manager) Clear(ctx context.Context, parentSessionID string) (cancelled,
 			return nil
 		})
 		if err != nil {
-			return cancelled, cleared, err
+			return cancelled, cleared, kept, err
 		}
 		cleared++
+		if t.Worktree != nil && !m.waitStopped(ctx, t.ID, cancelWait) {
+			// Its commands may still be writing there: a work-in-progress
+			// commit now could keep files half written.
+			wtErrs = append(wtErrs, fmt.Errorf("the worktree of task %s was left in %s, on branch %s: its run has not stopped yet", sa.ShortID(t.ID), t.Worktree.Path, t.Worktree.Branch))
+			continue
+		}
+		if k, err := m.releaseWorktree(ctx, t); err != nil {
+			wtErrs = append(wtErrs, err)
+		} else if k {
+			kept = append(kept, t.Worktree.Branch)
+		}
 	}
-	return cancelled, cleared, nil
+	return cancelled, cleared, kept, nil
+}
+
+// waitStopped waits, at most limit, until the run of task id in this
+// process (if any) has stopped: Cancel stops waiting after cancelWait,
+// and a task that ended meanwhile may still be stopping. It reports
+// whether it stopped.
+func (m *Manager) waitStopped(ctx context.Context, id string, limit time.Duration) bool {
+	m.mu.Lock()
+	r := m.runs[id]
+	m.mu.Unlock()
+	if r == nil {
+		return true
+	}
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-r.done:
+		return true
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // List returns a parent session's tasks, newest first, optionally only
@@ -556,6 +631,18 @@ func (m *Manager) execute(r *run) {
 		}
 	}
 	opts := engine.TurnOptions{OnEvent: func(e agent.Event) { m.observe(r, e) }}
+	// A task with a worktree (its own, or its launcher's) works there.
+	ws, gitDirs, err := m.runWorkspace(ctx, r)
+	if err != nil {
+		if !m.end(r, agent.Outcome{}, err, ctx) {
+			release()
+		}
+		return
+	}
+	if ws != nil {
+		defer ws.Close()
+		opts.Workspace, opts.Writable = ws, gitDirs
+	}
 	runAgent := func(opts engine.TurnOptions, input ...sa.Message) (agent.Outcome, error) {
 		if r.launched.session != nil {
 			return m.engine.RunIn(ctx, *r.launched.session, opts, input...)
@@ -677,24 +764,33 @@ func (m *Manager) end(r *run, o agent.Outcome, runErr error, ctx context.Context
 	r.mu.Lock()
 	progress := r.progressCopy()
 	r.mu.Unlock()
-	_, err := finish(context.Background(), m.store, r.task.ID, status, result, errMsg, nil, &progress)
+	// What its worktree holds goes with it too (read while the task is
+	// still active: no resume can start in the worktree meanwhile).
+	wt := m.settleWorktree(context.Background(), r.task)
+	_, err := finish(context.Background(), m.store, r.task.ID, status, result, errMsg, func(cur *sa.Task) error {
+		if wt != nil && cur.Worktree != nil {
+			cur.Worktree = wt
+		}
+		return nil
+	}, &progress)
 	return err == nil
 }
 
 // finish ends a task in the store with its notification; check, if set,
-// may refuse based on the task as it is in the transaction.
-func (m *Manager) finish(ctx context.Context, id string, status sa.TaskStatus, result, errMsg string, check func(sa.Task) error) (sa.Task, error) {
+// may refuse based on the task as it is in the transaction, or add to
+// the ending.
+func (m *Manager) finish(ctx context.Context, id string, status sa.TaskStatus, result, errMsg string, check func(*sa.Task) error) (sa.Task, error) {
 	return finish(ctx, m.store, id, status, result, errMsg, check, nil)
 }
 
 // finish ends a task; progress, if set, is stored with the ending.
-func finish(ctx context.Context, st sa.Tasks, id string, status sa.TaskStatus, result, errMsg string, check func(sa.Task) error, progress *sa.TaskProgress) (sa.Task, error) {
+func finish(ctx context.Context, st sa.Tasks, id string, status sa.TaskStatus, result, errMsg string, check func(*sa.Task) error, progress *sa.TaskProgress) (sa.Task, error) {
 	ended, _, err := st.FinishTask(ctx, id, func(t *sa.Task) error {
 		if !t.Status.Active() {
 			return fmt.Errorf("%w: task %s is %s already", sa.ErrConflict, sa.ShortID(t.ID), t.Status)
 		}
 		if check != nil {
-			if err := check(*t); err != nil {
+			if err := check(t); err != nil {
 				return err
 			}
 		}

@@ -84,6 +84,10 @@ type Options struct {
 	// RunnerID is the id to register as (empty: a new one), for a
 	// dispatch that names this process by it too.
 	RunnerID string
+	// WorktreeDir is where the worktrees of tasks launched with
+	// isolation "worktree" are made (empty: inside the repository's git
+	// directory).
+	WorktreeDir string
 }
 
 // Manager runs background tasks. It is safe for concurrent use.
@@ -108,6 +112,10 @@ type Manager struct {
 	defs          toolDefs
 	// dispatch gets launched and resumed tasks run.
 	dispatch Dispatch
+	// worktrees is Options.WorktreeDir; gitMu makes this process's
+	// changes to worktrees one at a time.
+	worktrees string
+	gitMu     sync.Mutex
 
 	// budgets are the running totals of budgeted task trees.
 	budgets budgetBook
@@ -154,6 +162,7 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 		beat:          cmpDuration(opts.Heartbeat, DefaultHeartbeat),
 		stale:         cmpDuration(opts.StaleAfter, DefaultStaleAfter),
 		progressDelay: defaultProgressDelay,
+		worktrees:     opts.WorktreeDir,
 		runs:          make(map[string]*run),
 		byParent:      make(map[string]int),
 		idle:          make(map[string]chan struct{}),
@@ -443,7 +452,7 @@ func reconcile(ctx context.Context, st sa.Store, self sa.Runner, stale time.Dura
 		if alive[t.RunnerID] || t.RunnerID == QueueRunner {
 			continue // a queued job is nobody's yet: the queue hands it out
 		}
-		_, err := finish(ctx, st, t.ID, sa.TaskError, "", interruptedMsg, func(cur sa.Task) error {
+		_, err := finish(ctx, st, t.ID, sa.TaskError, "", interruptedMsg, func(cur *sa.Task) error {
 			// Ended, or resumed by another runner, since it was listed:
 			// what was judged of it no longer holds.
 			if alive[cur.RunnerID] || cur.RunnerID != t.RunnerID || cur.ResumeCount != t.ResumeCount {

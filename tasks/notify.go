@@ -15,7 +15,7 @@ func notification(t sa.Task, batch sa.BatchState) sa.Message {
 		Role: sa.RoleUser,
 		Kind: sa.KindNotification,
 		Parts: []sa.Part{
-			sa.TextPart(visibleLine(t) + "\n" + progressLine(batch)),
+			sa.TextPart(visibleLine(t) + branchLine(t) + "\n" + progressLine(batch)),
 			{Type: sa.PartText, Hidden: true, Text: hint(t, batch)},
 		},
 	}
@@ -44,6 +44,19 @@ func visibleLine(t sa.Task) string {
 	}
 }
 
+// branchLine says, for a task with a worktree, where its work is, on one
+// line ("" otherwise).
+func branchLine(t sa.Task) string {
+	w := t.Worktree
+	switch {
+	case w == nil:
+		return ""
+	case w.Removed:
+		return "\nNo files changed: its worktree and branch were removed."
+	}
+	return fmt.Sprintf("\nBranch %s, worktree %s.", w.Branch, w.Path)
+}
+
 // elapsed is how long the task's latest launch or resume ran.
 func elapsed(t sa.Task) time.Duration { return Duration(t, time.Now()) }
 
@@ -69,6 +82,9 @@ func hint(t sa.Task, batch sa.BatchState) string {
 		fmt.Fprintf(&b, "Background task %s (%q) was cancelled.", id, t.Description)
 	default:
 		fmt.Fprintf(&b, "Background task %s (%q) failed: %s", id, t.Description, t.Error)
+	}
+	if note := worktreeNote(t); note != "" {
+		b.WriteString("\n" + note)
 	}
 	switch {
 	case batch.Active > 0:

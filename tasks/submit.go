@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	sa "github.com/superagents/superagents"
@@ -31,10 +32,14 @@ func (in TaskInput) Validate() error {
 		return &FieldError{"timeout", "timeout cannot be negative"}
 	case in.Resume != "" && in.Timeout > 0:
 		return &FieldError{"timeout", "timeout applies to a launch: a resumed task keeps the time limit it was launched with"}
+	case !validIsolation(in.Isolation):
+		return &FieldError{"isolation", fmt.Sprintf("unknown isolation %q: use \"worktree\" (a git worktree of its own) or leave it out", in.Isolation)}
 	case in.MaxCost < 0 || math.IsNaN(in.MaxCost) || math.IsInf(in.MaxCost, 0):
 		return &FieldError{"max_cost", "max_cost must be a number of dollars, more than 0 (leave it out for the configured budget)"}
 	case in.MaxTokens < 0:
 		return &FieldError{"max_tokens", "max_tokens cannot be negative (leave it out for the configured budget)"}
+	case in.Resume != "" && in.Isolation != "":
+		return &FieldError{"isolation", "isolation applies to a launch: a resumed task goes on where it worked (its own worktree, if it has one)"}
 	case in.Resume != "" && (in.MaxCost > 0 || in.MaxTokens > 0):
 		field := "max_cost"
 		if in.MaxCost == 0 {
@@ -43,6 +48,11 @@ func (in TaskInput) Validate() error {
 		return &FieldError{field, field + " applies to a launch: a resumed task keeps the budget it was launched with, and its resume counts against it"}
 	}
 	return nil
+}
+
+func validIsolation(s string) bool {
+	_, err := sa.ParseIsolation(s)
+	return err == nil
 }
 
 // Submit launches, or resumes, a task for the caller's session as
@@ -69,7 +79,7 @@ func (m *Manager) SubmitFrom(ctx context.Context, caller, forkFrom string, in Ta
 	t, err = m.Launch(ctx, LaunchRequest{
 		ParentSessionID: caller, Description: in.Description, Prompt: in.Prompt, Agent: in.Agent,
 		Fork: in.Fork, ForkFrom: forkFrom, Timeout: seconds(in.Timeout, m.limits.Timeout.Duration), JoinActiveBatch: true,
-		Budget: sa.Budget{MaxCost: in.MaxCost, MaxTokens: in.MaxTokens},
+		Budget: sa.Budget{MaxCost: in.MaxCost, MaxTokens: in.MaxTokens}, Isolation: in.Isolation,
 	})
 	return t, false, err
 }

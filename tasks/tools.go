@@ -30,6 +30,7 @@ type TaskInput struct {
 	Timeout     int     `json:"timeout,omitempty" jsonschema:"Stop the task after this many seconds (default and maximum: the configured task timeout)."`
 	MaxCost     float64 `json:"max_cost,omitempty" jsonschema:"Stop the task once it and the tasks it launches have cost this many dollars (at most the configured tasks.max_cost and what is left of your own budget). Needs a model with a price."`
 	MaxTokens   int64   `json:"max_tokens,omitempty" jsonschema:"Stop the task once it and the tasks it launches have used this many tokens, input, output and cache together (at most the configured tasks.max_tokens and what is left of your own budget)."`
+	Isolation   string  `json:"isolation,omitempty" jsonschema:"worktree: the sub-agent works in a git worktree of its own, on a branch named after the task, made from the workspace's current HEAD, so that tasks running at once never overwrite each other's files or the user's; its result names the branch and the files it changed. Leave it out for the agent's default (usually the workspace itself). Only with a launch."`
 }
 
 // OutputInput is the input of superagents_output.
@@ -217,6 +218,9 @@ func (m *Manager) TaskToolFrom(ctx context.Context, caller, forkFrom string, in 
 	}
 	text := fmt.Sprintf("Task %s launched in the background (agent %s%s). Keep working: you will be notified when it ends. Its result: superagents_output with task_id %q.",
 		t.ID, t.Agent, forked, t.ID) + budgetNote(t.Budget)
+	if w := t.Worktree; w != nil {
+		text += fmt.Sprintf(" It works in its own git worktree, %s, on branch %s (from %s).", w.Path, w.Branch, shortCommit(w.Base))
+	}
 	return Reply{Text: text, Data: NewView(t, time.Now())}, nil
 }
 
@@ -229,6 +233,21 @@ func seconds(n int, limit time.Duration) time.Duration {
 	return time.Duration(n) * time.Second
 }
 
+// ListView is superagents_list's Data: the tasks, newest first.
+type ListView struct {
+	Tasks []View `json:"tasks"`
+}
+
+// ClearView is superagents_clear's Data: how many tasks were cleared, and
+// how many of them were cancelled.
+type ClearView struct {
+	Cleared   int `json:"cleared"`
+	Cancelled int `json:"cancelled"`
+	// BranchesKept are the branches of the cleared tasks' worktrees that
+	// hold work; the worktrees themselves were removed.
+	BranchesKept []string `json:"branches_kept,omitempty"`
+}
+
 // OutputTool reports a task's result or status.
 func (m *Manager) OutputTool(ctx context.Context, _ string, in OutputInput) (Reply, error) {
 	if in.Timeout < 0 {
@@ -237,6 +256,9 @@ func (m *Manager) OutputTool(ctx context.Context, _ string, in OutputInput) (Rep
 	out, err := m.Output(ctx, in.TaskID, in.Block, seconds(in.Timeout, MaxBlockTimeout))
 	if err != nil {
 		return Reply{}, err
+	}
+	if out.Task.ClearedAt != nil {
+		return Reply{}, clearedError(out.Task, "its result is no longer given")
 	}
 	now := time.Now()
 	data := OutputView{View: NewView(out.Task, now), TimedOut: out.TimedOut, Partial: out.Partial}
@@ -250,11 +272,14 @@ func (m *Manager) ListTool(ctx context.Context, caller string, in ListInput) (Re
 		return Reply{}, err
 	}
 	now := time.Now()
-	return Reply{Text: formatList(list, now), Data: map[string]any{"tasks": NewViews(list, now)}}, nil
+	return Reply{Text: formatList(list, now), Data: ListView{Tasks: NewViews(list, now)}}, nil
 }
 
 // CancelTool cancels a task.
 func (m *Manager) CancelTool(ctx context.Context, _ string, in CancelInput) (Reply, error) {
+	if t, err := m.store.ResolveTask(ctx, in.TaskID); err == nil && t.ClearedAt != nil {
+		return Reply{}, clearedError(t, "it was cancelled then if it was running")
+	}
 	t, err := m.Cancel(ctx, in.TaskID)
 	if err != nil {
 		return Reply{}, err
@@ -263,9 +288,16 @@ func (m *Manager) CancelTool(ctx context.Context, _ string, in CancelInput) (Rep
 	return Reply{Text: text, Data: NewView(t, time.Now())}, nil
 }
 
+// clearedError is the answer for a task that was cleared: a cleared task
+// is gone from the tools (its session is kept, for the command line).
+func clearedError(t sa.Task, what string) error {
+	return fmt.Errorf("%w: task %s (%q) was cleared (superagents_clear, or its parent session was deleted): %s, and it cannot be resumed; start a new superagents_task instead",
+		ErrExpired, sa.ShortID(t.ID), t.Description, what)
+}
+
 // ClearTool cancels and clears the calling session's tasks.
 func (m *Manager) ClearTool(ctx context.Context, caller string) (Reply, error) {
-	cancelled, cleared, err := m.Clear(ctx, caller)
+	cancelled, cleared, kept, err := m.clear(ctx, caller)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -273,5 +305,8 @@ func (m *Manager) ClearTool(ctx context.Context, caller string) (Reply, error) {
 	if cleared > 0 {
 		text = fmt.Sprintf("Cleared %d task(s) from your list (%d running one(s) cancelled). Their sessions are kept.", cleared, cancelled)
 	}
-	return Reply{Text: text, Data: map[string]any{"cleared": cleared, "cancelled": cancelled}}, nil
+	if len(kept) > 0 {
+		text += fmt.Sprintf(" Their worktrees were removed; these branches keep their work (uncommitted changes as a work-in-progress commit): %s.", strings.Join(kept, ", "))
+	}
+	return Reply{Text: text, Data: ClearView{Cleared: cleared, Cancelled: cancelled, BranchesKept: kept}}, nil
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/superagents/superagents/sandbox"
 )
 
 // Defaults of the bash tool.
@@ -66,7 +68,47 @@ const bashDescription = `Run a bash script (bash -c) in the workspace directory 
 - Prefer read, ls, glob, grep, edit and write over cat, find, grep, sed or echo >: they are confined to the workspace and cheaper.
 - Commands may be refused by the permission policy; the error says which part.`
 
-func newBash(ws *Workspace, opts BashOptions) (Tool, error) {
+// bashSandboxNote tells the model what the sandbox lets its commands do,
+// and, where this system cannot enforce it, that they are not confined
+// (the user is warned of that too).
+func bashSandboxNote(sb *sandbox.Sandbox) string {
+	return sandboxNote(sb.Mode(), sb.Enforced(), !sb.Network(), sb.Support().Network)
+}
+
+// sandboxNote is bashSandboxNote's text for a mode, whether commands are
+// confined at all, whether the policy refuses connections and whether
+// this system can refuse them.
+func sandboxNote(mode sandbox.Mode, enforced, noNetwork, netEnforced bool) string {
+	if mode == sandbox.Off {
+		return ""
+	}
+	writes := "write only in the workspace and the temporary directories"
+	if mode == sandbox.ReadOnly {
+		writes = "write no file"
+	}
+	if !enforced {
+		note := fmt.Sprintf("\n- Commands are not sandboxed: this system cannot enforce the %s sandbox the user configured, so they run with all of the user's rights. Keep to what it would allow: %s", mode, writes)
+		if noNetwork {
+			note += ", and open no network connection"
+		}
+		return note + "."
+	}
+	note := "\n- Commands run in a sandbox: they can read files, but " + writes
+	if mode == sandbox.ReadOnly {
+		note = "\n- Commands run in a read-only sandbox: they can read files, but write none"
+	}
+	refused := "A refused write"
+	switch {
+	case noNetwork && netEnforced:
+		note += ", and open no network connection"
+		refused += " or connection"
+	case noNetwork:
+		note += "; this system cannot refuse network connections, but the user's configuration allows none: open none"
+	}
+	return note + ". " + refused + " fails with \"Permission denied\" or \"Operation not permitted\"; do not try to get around it, tell the user."
+}
+
+func newBash(ws *Workspace, opts BashOptions, sb *sandbox.Sandbox) (Tool, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultBashTimeout
 	}
@@ -86,7 +128,7 @@ func newBash(ws *Workspace, opts BashOptions) (Tool, error) {
 		return nil, fmt.Errorf("bash: %w", err)
 	}
 	env := commandEnv(opts.Env, opts.HiddenEnv, ws.Dir())
-	return New(Bash, bashDescription, false, func(ctx context.Context, in bashInput) (Result, error) {
+	return New(Bash, bashDescription+bashSandboxNote(sb), false, func(ctx context.Context, in bashInput) (Result, error) {
 		if strings.TrimSpace(in.Command) == "" {
 			return Errorf("command is empty"), nil
 		}
@@ -103,7 +145,11 @@ func newBash(ws *Workspace, opts BashOptions) (Tool, error) {
 				return Errorf("timeout_seconds may be at most %d", int(opts.MaxTimeout/time.Second)), nil
 			}
 		}
-		return runBash(ctx, ws.Dir(), env, in.Command, timeout)
+		res, err := runBash(ctx, sb, ws.Dir(), env, in.Command, timeout)
+		if note := sb.Explain(res.Output); note != "" {
+			res.Output = withNote(res.Output, note)
+		}
+		return res, err
 	})
 }
 
@@ -120,10 +166,10 @@ func commandEnv(env, hidden []string, dir string) []string {
 	return append(out, "PWD="+dir)
 }
 
-// runBash runs the script in its own process group and makes sure that
-// nothing of it outlives the call: when the script ends, times out or ctx
-// is cancelled, the whole group is killed.
-func runBash(ctx context.Context, dir string, env []string, script string, timeout time.Duration) (Result, error) {
+// runBash runs the script in its own process group, in the sandbox, and
+// makes sure that nothing of it outlives the call: when the script ends,
+// times out or ctx is cancelled, the whole group is killed.
+func runBash(ctx context.Context, sb *sandbox.Sandbox, dir string, env []string, script string, timeout time.Duration) (Result, error) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -132,9 +178,14 @@ func runBash(ctx context.Context, dir string, env []string, script string, timeo
 		return Errorf("create output pipe: %v", err), nil
 	}
 	defer pr.Close()
-	cmd := exec.Command("bash", "-c", script)
+	// On Linux the sandbox's first process becomes bash (exec), keeping
+	// its pid: the process group below is still named after bash.
+	cmd, err := sb.Command([]string{"bash", "-c", script}, env)
+	if err != nil {
+		pw.Close()
+		return Errorf("start bash: %v", err), nil
+	}
 	cmd.Dir = dir
-	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = pw, pw // an *os.File: no copying goroutine
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()

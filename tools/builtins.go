@@ -1,6 +1,11 @@
 package tools
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+
+	"github.com/superagents/superagents/sandbox"
+)
 
 // Names of the built-in tools.
 const (
@@ -21,6 +26,10 @@ type Options struct {
 	Rules Rules
 	// Bash configures the bash tool.
 	Bash BashOptions
+	// Sandbox confines the commands bash runs (its zero Mode is
+	// sandbox.DefaultMode; an empty Workspace is the tools' workspace).
+	// In read-only mode, write and edit refuse too.
+	Sandbox sandbox.Policy
 }
 
 // Builtins returns the built-in tools confined to ws: read, write, edit,
@@ -34,14 +43,25 @@ func Builtins(ws *Workspace, opts Options) (*Set, error) {
 	}
 	bashOpts := opts.Bash
 	bashOpts.Rules = opts.Rules.Bash
+	if bashOpts.Env == nil {
+		bashOpts.Env = os.Environ()
+	}
+	policy := opts.Sandbox
+	if policy.Workspace == "" {
+		policy.Workspace = ws.Dir()
+	}
+	sb, err := sandbox.New(policy, bashOpts.Env)
+	if err != nil {
+		return nil, fmt.Errorf("built-in tools: %w", err)
+	}
 	makers := []func() (Tool, error){
 		func() (Tool, error) { return newRead(ws) },
-		func() (Tool, error) { return newWrite(ws) },
-		func() (Tool, error) { return newEdit(ws) },
+		func() (Tool, error) { return newWrite(ws, sb) },
+		func() (Tool, error) { return newEdit(ws, sb) },
 		func() (Tool, error) { return newLs(ws) },
 		func() (Tool, error) { return newGlob(ws) },
 		func() (Tool, error) { return newGrep(ws) },
-		func() (Tool, error) { return newBash(ws, bashOpts) },
+		func() (Tool, error) { return newBash(ws, bashOpts, sb) },
 	}
 	var list []Tool
 	for _, newTool := range makers {

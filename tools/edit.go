@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/superagents/superagents/sandbox"
 )
 
 // MaxEditBytes is the largest file edit changes; bigger files are not
@@ -24,8 +26,11 @@ const editDescription = `Replace exact text in a file of the workspace.
 - It must occur exactly once; otherwise the edit fails and nothing changes: add surrounding lines to make it unique, or set replace_all to change every occurrence.
 - Use write to create a new file.`
 
-func newEdit(ws *Workspace) (Tool, error) {
+func newEdit(ws *Workspace, sb *sandbox.Sandbox) (Tool, error) {
 	return New(Edit, editDescription, false, func(ctx context.Context, in editInput) (Result, error) {
+		if refusal := sb.WriteRefusal(); refusal != "" {
+			return Errorf("%s", refusal), nil
+		}
 		return editFile(ws, in)
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/superagents/superagents/internal/golden"
+	"github.com/superagents/superagents/internal/sandboxtest"
 )
 
 var searchTree = map[string]string{
@@ -132,8 +133,10 @@ func TestGrepCapsMatches(t *testing.T) {
 	}
 }
 
-// TestSpecsGolden pins what models are told about the built-in tools.
+// TestSpecsGolden pins what models are told about the built-in tools,
+// where the sandbox is enforced (the bash tool says otherwise elsewhere).
 func TestSpecsGolden(t *testing.T) {
+	sandboxtest.Require(t, true)
 	_, set := newTestWorkspace(t, nil, Options{})
 	out, err := json.MarshalIndent(set.Specs(), "", "  ")
 	must(t, err)

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/superagents/superagents/sandbox"
 )
 
 type writeInput struct {
@@ -19,8 +21,11 @@ const writeDescription = `Write a file in the workspace, replacing it if it exis
 - The content replaces the whole file; to change part of an existing file use edit instead.
 - Read an existing file first so you do not lose what is in it.`
 
-func newWrite(ws *Workspace) (Tool, error) {
+func newWrite(ws *Workspace, sb *sandbox.Sandbox) (Tool, error) {
 	return New(Write, writeDescription, false, func(ctx context.Context, in writeInput) (Result, error) {
+		if refusal := sb.WriteRefusal(); refusal != "" {
+			return Errorf("%s", refusal), nil
+		}
 		rel, err := ws.Rel(in.Path)
 		if err != nil {
 			return Errorf("%v", err), nil

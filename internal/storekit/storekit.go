@@ -5,6 +5,7 @@
 package storekit
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -52,20 +53,39 @@ func PrepareMessage(m sa.Message, sessionID string, now time.Time) sa.Message {
 func AtNanos(t time.Time) time.Time { return time.Unix(0, t.UnixNano()).UTC() }
 
 // EncodedMessage marshals a message with its parts already encoded (for
-// the message row), so a change costs no second encoding of them.
+// the message row) by json.Marshal, so a change costs no second encoding
+// of them.
 type EncodedMessage struct {
 	sa.Message
 	Parts json.RawMessage
 }
 
+// MarshalJSON writes the message's fields, then its encoded parts as they
+// are: the same bytes as json.Marshal of the message, without scanning
+// the parts (most of the bytes) again.
 func (e EncodedMessage) MarshalJSON() ([]byte, error) {
-	type plain sa.Message // without MarshalJSON, to avoid recursion
-	m := plain(e.Message)
+	m := e.Message
 	m.Parts = nil
-	return json.Marshal(struct {
-		plain
-		Parts json.RawMessage `json:"parts"`
-	}{m, e.Parts})
+	head, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	// json.Marshal writes "parts":null right after role or kind; the
+	// sequence cannot occur inside a string, whose quotes are escaped.
+	i := bytes.Index(head, []byte(`,"parts":null`))
+	if i < 0 || head[len(head)-1] != '}' {
+		return nil, fmt.Errorf("encode message: unexpected form %.40q", head)
+	}
+	parts := []byte(e.Parts)
+	if len(parts) == 0 {
+		parts = []byte("null")
+	}
+	out := make([]byte, 0, len(head)+len(parts)+16)
+	out = append(out, head[:i]...)
+	out = append(out, head[i+len(`,"parts":null`):len(head)-1]...)
+	out = append(out, `,"parts":`...)
+	out = append(out, parts...)
+	return append(out, '}'), nil
 }
 
 // NormalizeTask gives a task the form it has when read back: UTC times
@@ -96,8 +116,15 @@ func ChangeTask(old sa.Task, change func(*sa.Task) error) (sa.Task, sa.ChangeKin
 	t := old
 	t.Progress.ByName = maps.Clone(old.Progress.ByName)
 	t.Progress.LastTools = slices.Clone(old.Progress.LastTools)
+	if old.Worktree != nil {
+		w := *old.Worktree
+		t.Worktree = &w
+	}
 	if err := change(&t); err != nil {
 		return sa.Task{}, "", err
+	}
+	if !sameWorktree(old.Worktree, t.Worktree) {
+		return sa.Task{}, "", fmt.Errorf("%w: a task's worktree (its path, branch, base and repository) cannot change", sa.ErrInvalid)
 	}
 	if t.ID != old.ID || t.ParentSessionID != old.ParentSessionID || t.IsForked != old.IsForked || !t.CreatedAt.Equal(old.CreatedAt) ||
 		t.Budget != old.Budget {
@@ -114,6 +141,40 @@ func ChangeTask(old sa.Task, change func(*sa.Task) error) (sa.Task, sa.ChangeKin
 		kind = sa.TaskChangeKind(t.Status)
 	}
 	return NormalizeTask(t), kind, nil
+}
+
+// sameWorktree reports whether two records name the same worktree (what
+// it changed may differ).
+func sameWorktree(a, b *sa.TaskWorktree) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Path == b.Path && a.Branch == b.Branch && a.Base == b.Base && a.Repo == b.Repo
+}
+
+// EncodeWorktree is a task's worktree as its column holds it: JSON, or
+// nothing for a task without one.
+func EncodeWorktree(w *sa.TaskWorktree) ([]byte, error) {
+	if w == nil {
+		return []byte{}, nil
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("encode worktree: %w", err)
+	}
+	return b, nil
+}
+
+// DecodeWorktree reads a task's worktree column back.
+func DecodeWorktree(id string, b []byte) (*sa.TaskWorktree, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var w sa.TaskWorktree
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, fmt.Errorf("%w: task %s has an unreadable worktree: %v", sa.ErrCorrupt, id, err)
+	}
+	return &w, nil
 }
 
 // ClearForDeletedParent is the change a task gets when its parent session

@@ -1,0 +1,70 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+)
+
+// seatbeltArgs are sandbox-exec's arguments that run argv with writes
+// allowed only below the writable directories and, unless network, no
+// network but Unix sockets (as on Linux).
+//
+// The profile never contains a path: each directory is a parameter
+// (-D WRITABLE_n=path) that the profile names, so no path, whatever it
+// holds (quotes, parentheses, newlines), can change the profile.
+//
+// The profile starts from (allow default), so that ordinary programs
+// work, and closes what it can of the ways a command could have a process
+// outside the sandbox act for it (see seatbeltEscapes).
+func seatbeltArgs(writable []string, network bool, argv []string) []string {
+	var p strings.Builder
+	p.WriteString(`(version 1)
+(allow default)
+(deny signal)
+(allow signal (target same-sandbox))
+`)
+	p.WriteString(seatbeltEscapes)
+	p.WriteString(`(deny file-write*)
+(allow file-write*
+  (literal "/dev/null")
+  (literal "/dev/zero")
+  (literal "/dev/tty")
+  (literal "/dev/dtracehelper")
+  (subpath "/dev/fd")`)
+	for i := range writable {
+		fmt.Fprintf(&p, "\n  (subpath (param %q))", seatbeltParam(i))
+	}
+	p.WriteString(")\n")
+	if !network {
+		p.WriteString("(deny network*)\n(allow network* (remote unix-socket))\n")
+	}
+	args := []string{"-p", p.String()}
+	for i, dir := range writable {
+		args = append(args, "-D", seatbeltParam(i)+"="+dir)
+	}
+	args = append(args, "--")
+	return append(args, argv...)
+}
+
+// seatbeltEscapes denies the known ways out of the sandbox through
+// other processes, which run unconfined: Apple Events (osascript telling
+// Terminal to run a script), LaunchServices (open -a Terminal x.command
+// opens an application, and the application runs the file), and launchd
+// jobs (launchctl submit). A command still reaches every other Mach
+// service and Unix socket; docs/agents.md says what remains open.
+const seatbeltEscapes = `(deny appleevent-send)
+(deny lsopen)
+(deny job-creation)
+(deny process-exec (literal "/bin/launchctl"))
+(deny mach-lookup
+  (global-name "com.apple.coreservices.appleevents")
+  (global-name "com.apple.coreservices.launchservicesd")
+  (global-name "com.apple.coreservices.quarantine-resolver")
+  (global-name "com.apple.lsd.mapdb")
+  (global-name "com.apple.lsd.modifydb")
+  (global-name "com.apple.lsd.open")
+  (global-name "com.apple.lsd.openurl")
+  (global-name "com.apple.lsd.xpc"))
+`
+
+func seatbeltParam(i int) string { return fmt.Sprintf("WRITABLE_%d", i) }
