@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 	"time"
 
 	sa "github.com/superagents/superagents"
@@ -39,17 +40,50 @@ type jsonlMessage struct {
 func ParseJSONL(r io.Reader) ([]sa.Message, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
-	var out []sa.Message
-	for line := 1; sc.Scan(); line++ {
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
+	// The lines are read first, then decoded on every core, each worker
+	// a stretch of lines of about the same size; the messages keep the
+	// lines' order, and the error reported is the one a reading line by
+	// line would meet first.
+	type line struct {
+		no  int
+		raw []byte
+	}
+	var (
+		lines []line
+		size  int
+	)
+	for no := 1; sc.Scan(); no++ {
+		if raw := bytes.TrimSpace(sc.Bytes()); len(raw) > 0 {
+			lines = append(lines, line{no, bytes.Clone(raw)})
+			size += len(raw)
 		}
-		msg, err := parseJSONLine(raw)
+	}
+	out := make([]sa.Message, len(lines))
+	errs := make([]error, len(lines))
+	workers := min(runtime.GOMAXPROCS(0), max(1, size>>20))
+	var wg sync.WaitGroup
+	for w, start := 0, 0; w < workers; w++ {
+		// The stretch of this worker ends where its share of the bytes does.
+		end, share := start, size/workers
+		for n := 0; end < len(lines) && (n < share || w == workers-1); end++ {
+			n += len(lines[end].raw)
+		}
+		from, to := start, end
+		wg.Go(func() {
+			for i := from; i < to; i++ {
+				out[i], errs[i] = parseJSONLine(lines[i].raw)
+				if errs[i] != nil {
+					return // the lines after it are not reported
+				}
+			}
+		})
+		start = end
+	}
+	wg.Wait()
+	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+			return nil, fmt.Errorf("line %d: %w", lines[i].no, err)
 		}
-		out = append(out, msg)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {

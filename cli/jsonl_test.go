@@ -2,7 +2,9 @@ package cli_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -69,4 +71,63 @@ func FuzzParseJSONL(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseJSONLFirstBadLine: input of several megabytes is decoded on
+// every core, and still reports the first bad line, with blank lines
+// counted, and the messages in the order of the lines.
+func TestParseJSONLFirstBadLine(t *testing.T) {
+	big := strings.Repeat("x", 1000)
+	var b strings.Builder
+	for i := 1; i <= 4000; i++ {
+		switch i {
+		case 7:
+			b.WriteString("\n")
+		case 1500, 3900:
+			fmt.Fprintf(&b, "{\"role\":\"bad\",\"text\":\"%d %s\"}\n", i, big)
+		default:
+			fmt.Fprintf(&b, "{\"role\":\"user\",\"text\":\"%d %s\"}\n", i, big)
+		}
+	}
+	_, err := cli.ParseJSONL(strings.NewReader(b.String()))
+	if err == nil || !strings.Contains(err.Error(), "line 1500:") {
+		t.Fatalf("ParseJSONL error = %v, want one about line 1500", err)
+	}
+	good := strings.ReplaceAll(b.String(), `"bad"`, `"user"`)
+	msgs, err := cli.ParseJSONL(strings.NewReader(good))
+	if err != nil || len(msgs) != 3999 {
+		t.Fatalf("ParseJSONL = %d messages, %v; want 3999", len(msgs), err)
+	}
+	for i, m := range msgs {
+		no := i + 1
+		if no >= 7 {
+			no++ // the blank line
+		}
+		if m.Role == sa.RoleUser && !strings.HasPrefix(m.Parts[0].Text, fmt.Sprint(no, " ")) {
+			t.Fatalf("message %d is %.20q, want line %d", i, m.Parts[0].Text, no)
+		}
+	}
+}
+
+// BenchmarkParseJSONL reads 7,500 messages (2,500 requests, tool calls
+// and their 8 KB results: 23 MB), as `superagents import` does.
+func BenchmarkParseJSONL(b *testing.B) {
+	var out strings.Builder
+	for i := 0; out.Len() < 8000; i++ {
+		fmt.Fprintf(&out, "\tif err := step(%d); err != nil { return fmt.Errorf(\"step %%d: %%w\", %d, err) } // \"quoted\"\n", i, i)
+	}
+	output, _ := json.Marshal(out.String())
+	var in bytes.Buffer
+	for i := range 2500 {
+		fmt.Fprintf(&in, "{\"role\":\"user\",\"text\":\"Look at file %d.\"}\n", i)
+		fmt.Fprintf(&in, "{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"text\":\"Let me read it.\"},{\"type\":\"tool_call\",\"call_id\":\"c%d\",\"name\":\"read\",\"input\":{\"path\":\"f%d.go\"}}]}\n", i, i)
+		fmt.Fprintf(&in, "{\"role\":\"tool\",\"parts\":[{\"type\":\"tool_result\",\"call_id\":\"c%d\",\"name\":\"read\",\"output\":%s}]}\n", i, output)
+	}
+	b.SetBytes(int64(in.Len()))
+	for b.Loop() {
+		msgs, err := cli.ParseJSONL(bytes.NewReader(in.Bytes()))
+		if err != nil || len(msgs) != 7500 {
+			b.Fatal(len(msgs), err)
+		}
+	}
 }

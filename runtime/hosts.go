@@ -32,16 +32,27 @@ var ErrNothingToImport = errors.New("nothing to import")
 // earlier stay one row each and repeated imports cost what is new. The
 // host's newest messages that it may still extend (a reply whose tools are
 // running) are left for the next import. The host's files are only read.
+// It uses the runtime's Store only.
 func (rt *Runtime) ImportHost(ctx context.Context, t transcripts.Transcript, ns sa.NewSession) (HostImport, error) {
+	return rt.ImportHostRead(ctx, t, nil, ns)
+}
+
+// ImportHostRead is ImportHost for a caller that has read the transcript
+// already (FindPendingCall returns what it read): when read started from
+// where the import stands (the start, for a first import), it is imported
+// as it is instead of being read again. Otherwise, or when read is nil, the
+// transcript is read.
+func (rt *Runtime) ImportHostRead(ctx context.Context, t transcripts.Transcript, read *transcripts.Result, ns sa.NewSession) (HostImport, error) {
 	// Imports of one conversation at once (a host forking twice in one
 	// reply, or two processes) race for its link: the store lets one
 	// through and refuses the others (ErrConflict), which then import
 	// afresh from where the first got.
 	for attempt := 1; ; attempt++ {
-		out, err := rt.importHost(ctx, t, ns)
+		out, err := rt.importHost(ctx, t, read, ns)
 		if !errors.Is(err, sa.ErrConflict) || attempt == maxImportAttempts {
 			return out, err
 		}
+		read = nil // another import moved the link: read from where it is now
 	}
 }
 
@@ -49,12 +60,12 @@ func (rt *Runtime) ImportHost(ctx context.Context, t transcripts.Transcript, ns 
 // again.
 const maxImportAttempts = 3
 
-func (rt *Runtime) importHost(ctx context.Context, t transcripts.Transcript, ns sa.NewSession) (HostImport, error) {
+func (rt *Runtime) importHost(ctx context.Context, t transcripts.Transcript, read *transcripts.Result, ns sa.NewSession) (HostImport, error) {
 	out := HostImport{Path: t.Path}
 	link, err := rt.Store.HostLink(ctx, string(t.Host), t.SessionID)
 	switch {
 	case errors.Is(err, sa.ErrNotFound):
-		res, err := transcripts.Read(ctx, t, transcripts.Position{})
+		res, err := readFrom(ctx, t, transcripts.Position{}, read)
 		if err != nil {
 			return out, err
 		}
@@ -93,7 +104,7 @@ func (rt *Runtime) importHost(ctx context.Context, t transcripts.Transcript, ns 
 	if err := json.Unmarshal([]byte(link.Position), &from); err != nil {
 		return out, fmt.Errorf("session %s: its import position %q is unreadable: %w", sa.ShortID(link.SessionID), link.Position, err)
 	}
-	res, err := transcripts.Read(ctx, t, from)
+	res, err := readFrom(ctx, t, from, read)
 	if errors.Is(err, transcripts.ErrDiverged) {
 		return out, fmt.Errorf("%w; it was imported as session %s, whose messages cannot be replaced: delete that session ('superagents delete %s') to import the conversation afresh",
 			err, sa.ShortID(link.SessionID), sa.ShortID(link.SessionID))
@@ -119,4 +130,13 @@ func (rt *Runtime) importHost(ctx context.Context, t transcripts.Transcript, ns 
 	out.Session, out.Import = sess, link
 	out.Imported, out.Pending, out.Malformed = len(res.Messages), len(res.Pending), res.Malformed
 	return out, nil
+}
+
+// readFrom reads the transcript from a position, or returns read when it
+// is a read from that position.
+func readFrom(ctx context.Context, t transcripts.Transcript, from transcripts.Position, read *transcripts.Result) (transcripts.Result, error) {
+	if read != nil && read.From == from {
+		return *read, nil
+	}
+	return transcripts.Read(ctx, t, from)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/storekit"
 )
 
 // keepChanges is how many entries the change log keeps; older ones are
@@ -54,7 +55,17 @@ func (tx *writeTx) insert(ctx context.Context, query string, args ...any) (int64
 // record adds an entry to the change log: what changed, for which session
 // and task, and the changed value itself.
 func (tx *writeTx) record(ctx context.Context, kind sa.ChangeKind, sessionID, taskID string, data any) error {
-	raw, err := json.Marshal(data)
+	var (
+		raw []byte
+		err error
+	)
+	if m, ok := data.(storekit.EncodedMessage); ok {
+		// Its own encoding is compact already: json.Marshal would only
+		// scan it again, parts and all.
+		raw, err = m.MarshalJSON()
+	} else {
+		raw, err = json.Marshal(data)
+	}
 	if err != nil {
 		return fmt.Errorf("encode change: %w", err)
 	}

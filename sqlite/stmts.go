@@ -117,9 +117,11 @@ func (q cachedDB) ExecContext(ctx context.Context, query string, args ...any) (s
 // cachedTx runs queries in a transaction with the pool's prepared
 // statements (database/sql reuses the one prepared on the connection).
 type cachedTx struct {
-	tx    *sql.Tx
-	c     *stmtCache
-	local map[string]*sql.Stmt // the transaction's views, made once each
+	tx *sql.Tx
+	c  *stmtCache
+	// local holds the transaction's views of prepared statements, made
+	// once each, and nil for a query run once unprepared.
+	local map[string]*sql.Stmt
 }
 
 func newCachedTx(tx *sql.Tx, c *stmtCache) cachedTx {
@@ -127,16 +129,29 @@ func newCachedTx(tx *sql.Tx, c *stmtCache) cachedTx {
 }
 
 // stmt returns the transaction's view of the query's prepared statement,
-// or nil when it is not prepared yet.
+// or nil when it is not prepared yet. A query the pool has not prepared
+// runs unprepared the first time; run again in the same transaction (a
+// message insert, once per message of a batch) it is prepared on the
+// transaction's connection, for the rest of the transaction, rather than
+// parsed again each time.
 func (q cachedTx) stmt(ctx context.Context, query string) *sql.Stmt {
-	if st, ok := q.local[query]; ok {
+	st, seen := q.local[query]
+	switch {
+	case st != nil:
 		return st
+	case seen:
+		if st, err := q.tx.PrepareContext(ctx, query); err == nil {
+			q.local[query] = st
+			return st
+		}
+		return nil // it fails again unprepared, and says why
 	}
 	if st := q.c.lookup(query); st != nil {
 		local := q.tx.StmtContext(ctx, st)
 		q.local[query] = local
 		return local
 	}
+	q.local[query] = nil
 	return nil
 }
 

@@ -28,6 +28,26 @@ type cxLine struct {
 type cxMeta struct {
 	ID  string `json:"id"`
 	Cwd string `json:"cwd"`
+	// Source is "cli", "vscode", "exec"... or, for a sub-agent's thread,
+	// an object {"subagent": ...}; newer versions also say so in
+	// thread_source.
+	Source       json.RawMessage `json:"source"`
+	ThreadSource string          `json:"thread_source"`
+}
+
+// subagent reports whether the rollout is a thread Codex spawned for a
+// sub-agent: it shares its parent's working directory but is not a
+// conversation of the user's.
+func (m cxMeta) subagent() bool {
+	if m.ThreadSource == "subagent" {
+		return true
+	}
+	var src map[string]json.RawMessage
+	if json.Unmarshal(m.Source, &src) != nil {
+		return false
+	}
+	_, ok := src["subagent"]
+	return ok
 }
 
 type cxItem struct {
@@ -65,37 +85,41 @@ func codexHome(env Env) (string, error) {
 	return filepath.Join(home, ".codex"), nil
 }
 
-// codexRollouts lists every rollout file, with its session_meta.
-func codexRollouts(env Env, keep func(path string, meta cxMeta) bool) ([]Transcript, error) {
+// codexRollouts lists the rollout files under the folders of Codex's home
+// named (sessions, archived_sessions), with their session_meta.
+func codexRollouts(env Env, folders []string, keep func(path string, meta cxMeta) bool) ([]Transcript, error) {
 	root, err := codexHome(env)
 	if err != nil {
 		return nil, err
 	}
 	var out []Transcript
-	err = filepath.WalkDir(filepath.Join(root, "sessions"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == filepath.Join(root, "sessions") && os.IsNotExist(err) {
-				return filepath.SkipAll
+	for _, folder := range folders {
+		top := filepath.Join(root, folder)
+		err = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == top && os.IsNotExist(err) {
+					return filepath.SkipAll
+				}
+				return nil // an unreadable folder is skipped, not fatal
 			}
-			return nil // an unreadable folder is skipped, not fatal
-		}
-		name := d.Name()
-		if d.IsDir() || !strings.HasPrefix(name, "rollout-") || !strings.HasSuffix(name, ".jsonl") {
+			name := d.Name()
+			if d.IsDir() || !strings.HasPrefix(name, "rollout-") || !strings.HasSuffix(name, ".jsonl") {
+				return nil
+			}
+			meta, ok := codexMeta(p)
+			if !ok || !keep(p, meta) {
+				return nil
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			out = append(out, Transcript{Host: Codex, Path: p, SessionID: meta.ID, Dir: meta.Cwd, Updated: fi.ModTime()})
 			return nil
-		}
-		meta, ok := codexMeta(p)
-		if !ok || !keep(p, meta) {
-			return nil
-		}
-		fi, err := d.Info()
+		})
 		if err != nil {
-			return nil
+			return nil, fmt.Errorf("find Codex transcripts: %w", err)
 		}
-		out = append(out, Transcript{Host: Codex, Path: p, SessionID: meta.ID, Dir: meta.Cwd, Updated: fi.ModTime()})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("find Codex transcripts: %w", err)
 	}
 	return out, nil
 }
@@ -120,18 +144,39 @@ func codexMeta(path string) (cxMeta, bool) {
 	return m, true
 }
 
+// findCodex lists the user's conversations held in dir: not the threads of
+// sub-agents, which Codex writes beside them with the same directory, nor
+// the archived ones.
 func findCodex(env Env, dir string) ([]Transcript, error) {
-	return codexRollouts(env, func(_ string, m cxMeta) bool { return filepath.Clean(m.Cwd) == dir })
+	return codexRollouts(env, []string{"sessions"}, func(_ string, m cxMeta) bool { return filepath.Clean(m.Cwd) == dir && !m.subagent() })
 }
 
+// lookupCodex finds a session by id, archived ones too (Codex moves them,
+// unchanged, to archived_sessions).
 func lookupCodex(env Env, id string) ([]Transcript, error) {
-	return codexRollouts(env, func(p string, m cxMeta) bool {
+	return codexRollouts(env, []string{"sessions", "archived_sessions"}, func(p string, m cxMeta) bool {
 		return m.ID == id || strings.HasSuffix(filepath.Base(p), "-"+id+".jsonl")
 	})
 }
 
-// codexNoise are the user messages Codex injects into every session.
-var codexNoise = []string{"<environment_context>", "<user_instructions>"}
+// codexNoise starts the pieces of user messages that Codex writes itself
+// for its model: the environment, the instructions of AGENTS.md (older
+// versions: user_instructions), the plugins it recommends, its own
+// context, and the note that a turn was interrupted. Newer versions put
+// several in one message, beside the user's own words, so each piece is
+// judged alone.
+var codexNoise = []string{"<environment_context>", "<user_instructions>", "# AGENTS.md instructions for ", "<recommended_plugins>", "<codex_internal_context", "<turn_aborted>"}
+
+// codexInjected reports whether a piece of a user message is Codex's own.
+func codexInjected(text string) bool {
+	t := strings.TrimSpace(text)
+	for _, p := range codexNoise {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
 
 func readCodex(t Transcript, from Position) (Result, error) {
 	lines, err := readLines(t.Path, from)
@@ -210,7 +255,7 @@ func codexItem(b *builder, it cxItem, at Position) {
 		for _, c := range content {
 			switch c.Type {
 			case "input_text", "output_text", "text":
-				if strings.TrimSpace(c.Text) != "" {
+				if strings.TrimSpace(c.Text) != "" && (it.Role != "user" || !codexInjected(c.Text)) {
 					texts = append(texts, c.Text)
 				}
 			case "input_image":
@@ -220,12 +265,6 @@ func codexItem(b *builder, it cxItem, at Position) {
 		text := strings.Join(texts, "\n\n")
 		switch it.Role {
 		case "user":
-			t := strings.TrimSpace(text)
-			for _, p := range codexNoise {
-				if strings.HasPrefix(t, p) {
-					return
-				}
-			}
 			b.user(text, at)
 		case "assistant":
 			if text != "" {
@@ -281,8 +320,7 @@ func codexSummary(it cxItem) string {
 		var content []cxText
 		_ = json.Unmarshal(h.Content, &content)
 		for _, c := range content {
-			t := strings.TrimSpace(c.Text)
-			if t == "" || strings.HasPrefix(t, codexNoise[0]) || strings.HasPrefix(t, codexNoise[1]) {
+			if strings.TrimSpace(c.Text) == "" || h.Role == "user" && codexInjected(c.Text) {
 				continue
 			}
 			texts = append(texts, c.Text)
@@ -302,6 +340,19 @@ func codexOutput(raw json.RawMessage) (string, bool) {
 	case '"':
 		var s string
 		_ = json.Unmarshal(raw, &s)
+		// The shell and apply_patch tools answer with a string that holds
+		// JSON: {"output": ..., "metadata": {"exit_code": ...}}.
+		if strings.HasPrefix(s, "{") {
+			var exec struct {
+				Output   *string `json:"output"`
+				Metadata *struct {
+					ExitCode int `json:"exit_code"`
+				} `json:"metadata"`
+			}
+			if json.Unmarshal([]byte(s), &exec) == nil && exec.Output != nil && exec.Metadata != nil {
+				return *exec.Output, exec.Metadata.ExitCode != 0
+			}
+		}
 		return s, false
 	case '[':
 		var items []cxText

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	sa "github.com/superagents/superagents"
@@ -125,23 +126,34 @@ func Read(ctx context.Context, t Transcript, from Position) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
+	var (
+		res Result
+		err error
+	)
 	switch t.Host {
 	case ClaudeCode:
-		return readClaude(t, from)
+		res, err = readClaude(t, from)
 	case Codex:
-		return readCodex(t, from)
+		res, err = readCodex(t, from)
 	case OpenCode:
-		return readOpenCode(ctx, t, from)
+		res, err = readOpenCode(ctx, t, from)
+	default:
+		_, err = ParseHost(string(t.Host))
 	}
-	_, err := ParseHost(string(t.Host))
-	return Result{}, err
+	if err != nil {
+		return Result{}, err
+	}
+	res.From = from
+	return res, nil
 }
 
 // FindPendingCall returns, among the host's transcripts for dir (newest
 // first), the one whose newest assistant message holds a call to a tool
 // whose name ends with toolSuffix (hosts prefix the names of MCP tools, as
 // in mcp__superagents__superagents_task) with arguments equal to args as
-// JSON values. It returns sa.ErrNotFound when none does.
+// JSON values. It returns sa.ErrNotFound when none does. The Result is
+// what was read to find it: for an OpenCode session, its newest messages
+// only (Read with the transcript's stored position imports it).
 func FindPendingCall(ctx context.Context, host Host, dir string, env Env, toolSuffix string, args json.RawMessage) (Transcript, Result, error) {
 	var want any
 	if err := json.Unmarshal(args, &want); err != nil {
@@ -152,15 +164,34 @@ func FindPendingCall(ctx context.Context, host Host, dir string, env Env, toolSu
 		return Transcript{}, Result{}, err
 	}
 	for _, t := range ts {
-		res, err := Read(ctx, t, Position{})
-		if err != nil {
-			continue // another conversation may still be the one
-		}
-		if holdsCall(res.All(), toolSuffix, want) {
-			return t, res, nil
+		if found, ok := pendingIn(ctx, t, toolSuffix, want); ok {
+			return t, found, nil
 		}
 	}
 	return Transcript{}, Result{}, sa.NotFoundf("no %s conversation in %s is waiting for a %s call with these arguments", host.Label(), dir, toolSuffix)
+}
+
+// pendingIn reports whether the newest assistant message of t's
+// conversation holds the call, and returns what it read to find out. It
+// reads only the newest messages where the host allows (see readNewest),
+// more of them while none of those read is an assistant's, then the whole
+// conversation.
+func pendingIn(ctx context.Context, t Transcript, toolSuffix string, want any) (Result, bool) {
+	for _, n := range pendingWindows {
+		res, whole, err := readNewest(ctx, t, n)
+		if err != nil {
+			return Result{}, false // another conversation may still be the one
+		}
+		msgs := res.All()
+		if whole || slices.ContainsFunc(msgs, func(m sa.Message) bool { return m.Role == sa.RoleAssistant }) {
+			return res, holdsCall(msgs, toolSuffix, want)
+		}
+	}
+	res, err := Read(ctx, t, Position{})
+	if err != nil {
+		return Result{}, false
+	}
+	return res, holdsCall(res.All(), toolSuffix, want)
 }
 
 // holdsCall reports whether the newest assistant message calls the tool

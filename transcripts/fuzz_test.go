@@ -44,12 +44,16 @@ func seed(f *testing.F, path string) {
 
 func FuzzClaudeCode(f *testing.F) {
 	seed(f, "testdata/claudecode.jsonl")
+	seed(f, "testdata/claudecode-preserved.jsonl")
+	seed(f, "testdata/claudecode-dangling.jsonl")
+	seed(f, "testdata/claudecode-parallel.jsonl")
 	f.Add([]byte(`{"type":"assistant","uuid":"a","parentUuid":"a","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"x","input":"{"}]}}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, transcripts.ClaudeCode, data) })
 }
 
 func FuzzCodex(f *testing.F) {
 	seed(f, "testdata/codex.jsonl")
+	seed(f, "testdata/codex-current.jsonl")
 	f.Add([]byte(`{"type":"session_meta","payload":{"id":"x"}}` + "\n" + `{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":{"content":1}}}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, transcripts.Codex, data) })
 }

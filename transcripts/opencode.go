@@ -80,6 +80,10 @@ func opencodeData(env Env) (string, error) {
 	return filepath.Join(home, ".local", "share", "opencode"), nil
 }
 
+// opencodeCleared is what OpenCode's model is sent instead of a tool
+// output it pruned (state.time.compacted set).
+const opencodeCleared = "[Old tool result content cleared]"
+
 // OpenCodeDB is the database file name under OpenCode's data folder.
 const OpenCodeDB = "opencode.db"
 
@@ -281,7 +285,13 @@ func opencodeMessage(b *builder, m ocMessage) {
 			parts = append(parts, sa.Part{Type: sa.PartToolCall, CallID: p.CallID, Name: p.Tool, Input: toolInput(p.State.Input)})
 			switch p.State.Status {
 			case "completed":
-				results = append(results, sa.Part{Type: sa.PartToolResult, CallID: p.CallID, Output: p.State.Output, Compacted: p.State.Time.Compacted != 0})
+				r := sa.Part{Type: sa.PartToolResult, CallID: p.CallID, Output: p.State.Output}
+				if p.State.Time.Compacted != 0 {
+					// OpenCode keeps a pruned output on disk but sends its
+					// model this text instead.
+					r.Output, r.Compacted = opencodeCleared, true
+				}
+				results = append(results, r)
 			case "error":
 				results = append(results, sa.Part{Type: sa.PartToolResult, CallID: p.CallID, Output: p.State.Error, IsError: true})
 			}

@@ -165,6 +165,8 @@ type Result struct {
 	// Model is the last model the host named.
 	Model     string
 	Malformed Malformed
+	// From is the position the read started from.
+	From Position
 }
 
 // All returns Messages followed by Pending.

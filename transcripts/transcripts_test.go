@@ -535,8 +535,13 @@ func TestIncrementalEqualsFresh(t *testing.T) {
 	for _, tc := range []struct {
 		host    transcripts.Host
 		fixture string
-	}{{transcripts.ClaudeCode, "testdata/claudecode.jsonl"}, {transcripts.Codex, "testdata/codex.jsonl"}} {
-		t.Run(string(tc.host), func(t *testing.T) {
+	}{
+		{transcripts.ClaudeCode, "testdata/claudecode.jsonl"},
+		{transcripts.ClaudeCode, "testdata/claudecode-preserved.jsonl"},
+		{transcripts.ClaudeCode, "testdata/claudecode-dangling.jsonl"},
+		{transcripts.Codex, "testdata/codex.jsonl"},
+	} {
+		t.Run(filepath.Base(tc.fixture), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t.jsonl")
 			all := lines(t, tc.fixture)
 			f, err := os.Create(path)
