@@ -68,7 +68,7 @@ type teeReadCloser struct {
 func startMCP(t *testing.T, p *proc, ws, client string) *mcpHost {
 	t.Helper()
 	h := &mcpHost{t: t, stdout: &syncBuffer{}, stderr: &syncBuffer{}, logs: make(chan map[string]any, 16), exited: make(chan error, 1)}
-	h.cmd = exec.Command(p.bin, "mcp", "--workspace", ws)
+	h.cmd = exec.Command(p.bin, "mcp", "--foreground", "--workspace", ws)
 	h.cmd.Env = p.env
 	h.cmd.Stderr = h.stderr
 	stdin, err := h.cmd.StdinPipe()
@@ -97,7 +97,9 @@ func startMCP(t *testing.T, p *proc, ws, client string) *mcpHost {
 	ctx, cancel := context.WithTimeout(context.Background(), mcpWait)
 	defer cancel()
 	transport := &mcp.IOTransport{Reader: teeReadCloser{io.TeeReader(stdout, h.stdout), stdout}, Writer: stdin}
-	if h.cs, err = c.Connect(ctx, transport, nil); err != nil {
+	// The newest revision with sessions: the task notifications these
+	// tests read are log messages, which 2026-07-28 deprecates.
+	if h.cs, err = c.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}); err != nil {
 		t.Fatalf("connect to superagents mcp: %v\nstderr: %s", err, h.stderr)
 	}
 	return h
@@ -197,7 +199,7 @@ func stoppedTasks(t *testing.T, p *proc) map[string]bool {
 	return stopped
 }
 
-// TestMCPStdio runs `superagents mcp` as a host does, with the Anthropic
+// TestMCPStdio runs `superagents mcp --foreground` as a host does, with the Anthropic
 // SDK inside it talking to a fake model server, and two hosts at once:
 // each sees its own tasks; closing the connection or SIGTERM stops the
 // server, and the tasks still running are recorded as interrupted.
@@ -308,7 +310,7 @@ func TestMCPHostStopsReading(t *testing.T) {
 	model.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Fault: llmtest.Stall} })
 	p := newProc(t)
 	p.env = append(p.env, "ANTHROPIC_API_KEY=test", "ANTHROPIC_BASE_URL="+model.BaseURL(), "SUPERAGENTS_MODEL=anthropic/claude-test")
-	cmd := exec.Command(p.bin, "mcp", "--workspace", t.TempDir())
+	cmd := exec.Command(p.bin, "mcp", "--foreground", "--workspace", t.TempDir())
 	cmd.Env = p.env
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
@@ -366,7 +368,7 @@ func TestMCPHostStopsReading(t *testing.T) {
 func TestMCPCommand(t *testing.T) {
 	h := newHarness(t)
 	// The host hung up at once: a clean exit, and not a byte on stdout.
-	if r := h.runIn("", "mcp", "--workspace", t.TempDir()); r.code != 0 || r.stdout != "" {
+	if r := h.runIn("", "mcp", "--foreground", "--workspace", t.TempDir()); r.code != 0 || r.stdout != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	if r := h.run("mcp", "extra"); r.code != 2 || !strings.Contains(r.stderr, "takes no arguments") {

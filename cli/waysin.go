@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"net"
 	"time"
 
 	"github.com/superagents/superagents/runtime"
@@ -54,13 +55,21 @@ type ChatRequest struct {
 	Notice string
 }
 
-// MCPRequest serves the task tools over MCP on standard input and output.
+// MCPRequest serves the task tools over MCP on standard input and output,
+// or, with a Listener, as the background server.
 type MCPRequest struct {
 	Process
 	Model string
 	// Host is the agent host whose transcripts a fork reads, as given by
 	// --host (empty: the configuration's, then the client's own name).
 	Host string
+	// Listener, when set, makes this the background server: every
+	// connection accepted is one MCP session, and the server returns once
+	// it has had no connection and no task of its own queued or running
+	// for Idle. Ready is called once it serves.
+	Listener net.Listener
+	Idle     time.Duration
+	Ready    func()
 }
 
 // ServeRequest serves the HTTP API, events, dashboard and MCP over HTTP.

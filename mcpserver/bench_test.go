@@ -44,3 +44,40 @@ func BenchmarkLaunchToNotification(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTaskAnswer measures, for a client of the 2026-07-28 revision
+// that declares the Tasks extension, a superagents_task call from the
+// request to its answer, the task (stored first), over each transport.
+func BenchmarkTaskAnswer(b *testing.B) {
+	for _, transport := range transports {
+		b.Run(transport, func(b *testing.B) {
+			h := newHarness(b, fakeModel)
+			c := h.connectAt(transport, "bench", "1", statelessRevision, tasksClient())
+			params := &mcp.CallToolParams{Name: "superagents_task", Arguments: map[string]any{"description": "sum", "prompt": "What is 2+2?", "agent": "general"}}
+			for b.Loop() {
+				if res, err := c.cs.CallTool(context.Background(), params); err != nil || res.IsError || len(res.Content) != 0 {
+					b.Fatalf("superagents_task: %v %v: want a task", res, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTaskGetEnded measures the tasks/get that sees a task's end:
+// the poll that follows a sub-agent's ending gets its answer in this time
+// (the host polls every pollIntervalMs, 2 s).
+func BenchmarkTaskGetEnded(b *testing.B) {
+	for _, transport := range transports {
+		b.Run(transport, func(b *testing.B) {
+			h := newHarness(b, fakeModel)
+			c := h.connectAt(transport, "bench", "1", statelessRevision, tasksClient())
+			id := c.deferred(h, map[string]any{"description": "sum", "prompt": "What is 2+2?", "agent": "general"})
+			c.waitTask(id)
+			for b.Loop() {
+				if task, err := c.getTask(id); err != nil || !task.Status.Terminal() {
+					b.Fatalf("tasks/get: %+v %v", task, err)
+				}
+			}
+		})
+	}
+}

@@ -35,8 +35,7 @@ func (s *Server) describeForkPerClient(next mcp.MethodHandler) mcp.MethodHandler
 		if err != nil || !ok || method != "tools/list" || s.host == HostNone {
 			return res, err
 		}
-		ss, _ := req.GetSession().(*mcp.ServerSession)
-		note := forkNoteFor(s.hostOf(ss))
+		note := forkNoteFor(s.hostOf(req))
 		if note == forkNote {
 			return res, nil
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/mcpserver"
+	"github.com/superagents/superagents/mcptasks"
 	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
 )
@@ -126,10 +127,27 @@ type conn struct {
 // connect connects a client named name over a transport. The client
 // leaves when the test ends.
 func (h *harness) connect(transport, name, version string) *conn {
+	h.t.Helper()
+	return h.connectAt(transport, name, version, sessionsRevision, nil)
+}
+
+// sessionsRevision is the newest protocol revision with sessions, which
+// most tests speak (the notifications of task endings need a session);
+// statelessRevision the first without.
+const (
+	sessionsRevision  = "2025-11-25"
+	statelessRevision = "2026-07-28"
+)
+
+// connectAt is connect speaking a protocol revision, with the client's
+// capabilities (nil: none).
+func (h *harness) connectAt(transport, name, version, revision string, caps *mcp.ClientCapabilities) *conn {
 	t := h.t
 	t.Helper()
 	c := &conn{t: t, logs: make(chan *mcp.LoggingMessageParams, 64), progress: make(chan *mcp.ProgressNotificationParams, 64)}
+	session := &mcp.ClientSessionOptions{ProtocolVersion: revision}
 	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: version}, &mcp.ClientOptions{
+		Capabilities: caps,
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			c.logs <- req.Params
 		},
@@ -137,6 +155,15 @@ func (h *harness) connect(transport, name, version string) *conn {
 			c.progress <- req.Params
 		},
 	})
+	// The Tasks extension's methods, for the clients that declare it.
+	for _, err := range []error{
+		mcp.AddSendingCustomMethod[*mcptasks.TaskParams, *mcptasks.Task](client, mcptasks.MethodGet),
+		mcp.AddSendingCustomMethod[*mcptasks.TaskParams, *mcptasks.Ack](client, mcptasks.MethodCancel),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	ctx := context.Background()
 	var err error
 	switch transport {
@@ -144,7 +171,7 @@ func (h *harness) connect(transport, name, version string) *conn {
 		serverSide, clientSide := mcp.NewInMemoryTransports()
 		served := make(chan error, 1)
 		go func() { served <- h.srv.Serve(ctx, serverSide) }()
-		c.cs, err = client.Connect(ctx, clientSide, nil)
+		c.cs, err = client.Connect(ctx, clientSide, session)
 		if err == nil {
 			t.Cleanup(func() {
 				c.cs.Close()
@@ -167,8 +194,10 @@ func (h *harness) connect(transport, name, version string) *conn {
 				handler.ServeHTTP(w, r)
 			}))
 		})
-		c.cs, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.http.URL, MaxRetries: -1}, nil)
-		if err == nil {
+		c.cs, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.http.URL, MaxRetries: -1}, session)
+		if err == nil && revision >= statelessRevision {
+			t.Cleanup(func() { c.cs.Close() }) // no session, no event stream
+		} else if err == nil {
 			t.Cleanup(func() { c.cs.Close() })
 			// Notifications sent before the stream is open would be lost.
 			select {

@@ -2,15 +2,12 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/tasks"
 	"github.com/superagents/superagents/transcripts"
 )
 
@@ -36,7 +33,7 @@ var clientHosts = map[string]transcripts.Host{
 
 // hostOf is the host a client is: the configured one (Options.Host) when
 // set, else the one its clientInfo names; "" when unknown or turned off.
-func (s *Server) hostOf(ss *mcp.ServerSession) transcripts.Host {
+func (s *Server) hostOf(req mcp.Request) transcripts.Host {
 	switch s.host {
 	case HostNone:
 		return ""
@@ -44,14 +41,19 @@ func (s *Server) hostOf(ss *mcp.ServerSession) transcripts.Host {
 	default:
 		return transcripts.Host(s.host)
 	}
-	if ss == nil {
-		return ""
+	if info := clientInfo(req); info != nil {
+		return clientHosts[info.Name]
 	}
-	p := ss.InitializeParams()
-	if p == nil || p.ClientInfo == nil {
-		return ""
+	return ""
+}
+
+// clientInfo is what a client says it is: in each request's _meta from
+// the 2026-07-28 revision on, in initialize before it.
+func clientInfo(req mcp.Request) *mcp.Implementation {
+	if r, ok := req.(interface{ ClientInfo() *mcp.Implementation }); ok {
+		return r.ClientInfo()
 	}
-	return clientHosts[p.ClientInfo.Name]
+	return nil
 }
 
 // hostFork is what a fork over MCP hands the child: the session holding
@@ -59,6 +61,9 @@ func (s *Server) hostOf(ss *mcp.ServerSession) transcripts.Host {
 type hostFork struct {
 	session string // "" when the fork carries no host conversation
 	note    string // said in the reply, either way
+	// transcript is the host's transcript that holds the call, when
+	// found (even if its import failed).
+	transcript *transcripts.Transcript
 }
 
 // hostConversation imports, for a fork a host asked for, the host's own
@@ -69,7 +74,7 @@ type hostFork struct {
 // goes ahead without it, and the note says so and why: it never falls
 // back silently.
 func (s *Server) hostConversation(ctx context.Context, req *mcp.CallToolRequest) hostFork {
-	host := s.hostOf(req.Session)
+	host := s.hostOf(req)
 	if host == "" {
 		why := "the host is not known"
 		if s.host == HostNone {
@@ -78,37 +83,15 @@ func (s *Server) hostConversation(ctx context.Context, req *mcp.CallToolRequest)
 		return hostFork{note: "The fork carries no host conversation, only this connection's record (" + why +
 			"; superagents mcp --host claude-code|codex|opencode names the host)."}
 	}
-	dir := s.rt.Engine.Workspace.Dir()
-	env := transcripts.Env{Getenv: s.getenv}
-	var args json.RawMessage
-	if req.Params != nil {
-		args = req.Params.Arguments
-	}
-	var (
-		t   transcripts.Transcript
-		err error
-	)
-	deadline := time.Now().Add(pendingCallWait)
-	for {
-		t, _, err = transcripts.FindPendingCall(ctx, host, dir, env, tasks.TaskToolName, args)
-		if err == nil || !errors.Is(err, sa.ErrNotFound) || time.Now().After(deadline) {
-			break
-		}
-		select {
-		case <-time.After(100 * time.Millisecond):
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
+	t, read, err := s.pendingCall(ctx, req, host, pendingCallWait)
 	if err != nil {
 		return hostFork{note: fmt.Sprintf("The fork carries no host conversation: %s's transcript of this call could not be read (%v).", host.Label(), err)}
 	}
-	imp, err := s.rt.ImportHost(ctx, t, sa.NewSession{Agent: sa.MCPClientAgent})
+	// What the find read is imported as it is, when it is what the import
+	// needs (a first import reads from the start), rather than read again.
+	imp, err := s.rt.ImportHostRead(ctx, t, &read, sa.NewSession{Agent: sa.MCPClientAgent})
 	if err != nil {
-		return hostFork{note: fmt.Sprintf("The fork carries no host conversation: %s session %s could not be imported (%v).", host.Label(), t.SessionID, err)}
+		return hostFork{transcript: &t, note: fmt.Sprintf("The fork carries no host conversation: %s session %s could not be imported (%v).", host.Label(), t.SessionID, err)}
 	}
-	return hostFork{session: imp.ID, note: fmt.Sprintf("The sub-agent starts with a digest of your %s conversation (session %s).", host.Label(), t.SessionID)}
+	return hostFork{session: imp.ID, transcript: &t, note: fmt.Sprintf("The sub-agent starts with a digest of your %s conversation (session %s).", host.Label(), t.SessionID)}
 }

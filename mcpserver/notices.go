@@ -16,34 +16,39 @@ const (
 	noticesEnd    = "\n\n---\n\n"
 )
 
-// takeNotices returns, to put at the top of a tool result, the
-// notifications of the client's tasks that ended since the last result
-// that carried some, oldest first, each with its hint for the model; ""
-// when there are none. Each is delivered once per connection.
+// takeNotices returns the notices of the client's tasks that ended
+// since the last result that carried some, oldest first, each its
+// visible line and its hint for the model; none when there are none. Each
+// is delivered once per connection, and, for a client whose host
+// conversation is known, once per conversation: the position reached is
+// stored with the conversation's link (see conversation.delivered), so
+// that a later process of the conversation gets the notices of the tasks
+// that ended while none was connected.
 //
 // Several hosts (Claude Code and Codex among them) receive MCP logging
 // notifications but do not show them to their model, which reads only
 // tool results: this is how a task's end reaches it there. The logging
 // notifications are still sent, for hosts that show them.
-func (s *Server) takeNotices(ctx context.Context, ss *mcp.ServerSession) string {
+func (s *Server) takeNotices(ctx context.Context, ss *mcp.ServerSession) []string {
 	s.mu.Lock()
 	c := s.clients[ss]
 	s.mu.Unlock()
 	if c == nil {
-		return ""
+		return nil
 	}
 	session := c.session()
 	if session == "" {
-		return ""
+		return nil
 	}
 	c.noticeMu.Lock()
 	defer c.noticeMu.Unlock()
+	s.catchUp(ctx, c)
 	// The session's own messages since the last look, not its whole
 	// history: a long conversation is not read again at every result.
 	since, err := s.store.MessagesAfter(ctx, session, c.checked)
 	if err != nil {
 		s.log.Debug("notices not read", "session", session, "error", err)
-		return ""
+		return nil
 	}
 	if n := len(since); n > 0 {
 		c.checked = since[n-1].ID
@@ -55,21 +60,27 @@ func (s *Server) takeNotices(ctx context.Context, ss *mcp.ServerSession) string 
 			break
 		}
 	}
-	var b strings.Builder
+	var notices []string
 	for _, m := range since {
 		if m.Kind != sa.KindNotification {
 			continue
 		}
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString(m.Text())
+		text := m.Text()
 		if hint := hiddenText(m); hint != "" {
-			b.WriteString("\n" + hint)
+			text += "\n" + hint
 		}
+		notices = append(notices, text)
 	}
-	if b.Len() == 0 {
+	if len(since) > 0 {
+		s.delivered(ctx, c, c.checked)
+	}
+	return notices
+}
+
+// noticesText is the notices as they start a result's text.
+func noticesText(notices []string) string {
+	if len(notices) == 0 {
 		return ""
 	}
-	return noticesHeader + b.String() + noticesEnd
+	return noticesHeader + strings.Join(notices, "\n\n") + noticesEnd
 }

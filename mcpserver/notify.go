@@ -62,7 +62,7 @@ func (s *Server) forward(ctx context.Context, cursor *events.Cursor) {
 	// notification's, which names the task.
 	var ended sa.Task // the task whose ending was read last
 	for {
-		ch, err := cursor.NextMatching(ctx, func(c sa.Change) bool { return s.clientOf(c.SessionID) != nil })
+		ch, err := cursor.NextMatching(ctx, func(c sa.Change) bool { return len(s.clientsOf(c.SessionID)) > 0 })
 		if err != nil {
 			return // closed
 		}
@@ -72,12 +72,13 @@ func (s *Server) forward(ctx context.Context, cursor *events.Cursor) {
 				ended = t
 			}
 		case sa.ChangeSessionMessage:
-			c := s.clientOf(ch.SessionID)
 			msg, err := ch.Message()
-			if c == nil || err != nil || msg.Kind != sa.KindNotification {
+			if err != nil || msg.Kind != sa.KindNotification {
 				continue
 			}
-			s.notify(ctx, c, msg, ended, ch.TaskID != "" && ended.ID == ch.TaskID)
+			for _, c := range s.clientsOf(ch.SessionID) {
+				s.notify(ctx, c, msg, ended, ch.TaskID != "" && ended.ID == ch.TaskID)
+			}
 		}
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	sa "github.com/superagents/superagents"
 )
 
@@ -16,23 +14,11 @@ import (
 // deeper than any spawn depth, so it can only be a corrupt store.
 const maxLineage = 64
 
-// sessionOf returns the store session of an MCP session, or "" when it
-// has none yet (it launched nothing, so it owns no task).
-func (s *Server) sessionOf(ss *mcp.ServerSession) string {
-	s.mu.Lock()
-	c := s.clients[ss]
-	s.mu.Unlock()
-	if c == nil {
-		return ""
-	}
-	return c.session()
-}
-
 // owned finds a task by id or prefix among those of one client: the tasks
-// its store session (root) launched and, down the line, the tasks they
-// launched. Any other task is not found, in the words an unknown id gets,
-// so that a client can neither read, cancel nor resume another's tasks,
-// nor learn that they exist.
+// its store session (root: its host conversation's, or its own) launched
+// and, down the line, the tasks they launched. Any other task is not
+// found, so that a client can neither read, cancel nor resume another's
+// tasks; the answer says where such a task can be read (see foreign).
 func (s *Server) owned(ctx context.Context, root, ref string) (sa.Task, error) {
 	prefix, err := sa.CheckIDPrefix(ref)
 	if err != nil {
@@ -57,7 +43,16 @@ func (s *Server) owned(ctx context.Context, root, ref string) (sa.Task, error) {
 			return t, nil
 		}
 	}
-	return sa.Task{}, notFound(ref)
+	return sa.Task{}, foreign(ref)
+}
+
+// foreign is the answer for a task that exists but is not the client's:
+// not found here, and what to do about it.
+func foreign(ref string) error {
+	return sa.NotFoundf("no task with id %s in this conversation: it was launched from another conversation, or from an earlier connection "+
+		"whose host conversation superagents could not tell. A task is read, resumed and cancelled from the host conversation that launched it "+
+		"(or, when the host's transcript cannot be read, from the same connection). Launch a new superagents_task here, "+
+		"or read it from a terminal with: superagents task output %s", ref, ref)
 }
 
 // notFound is the store's answer for an id that no task has.

@@ -7,14 +7,17 @@
 // structs (the JSON schemas are inferred from them) and handlers, so agents
 // inside superagents and agents in other hosts see one tool set.
 //
-// Each MCP session is a parent session in the store, created at its first
-// call of a tool that needs one and titled after the client, so that
-// superagents_list shows that client's tasks only. A client reads,
-// cancels and resumes only its own tasks (and the tasks they launched):
-// any other is not found. When one of its tasks
-// ends, the client gets a logging notification (logger "superagents")
-// with the notification's visible text, the hint written for its model,
-// and the task's id and status.
+// The tasks a client launches hang from a parent session in the store: the
+// one of its host conversation when the host's transcript names it (a
+// later process of that conversation finds them again, see
+// conversation.go), else one made for the MCP session at its first call
+// that needs one. A client reads, cancels and resumes only those tasks
+// (and the tasks they launched): any other is not found. Every answer
+// starts with the notices of the client's tasks that ended since its last
+// call, in its text and in its structured content; when one of its tasks
+// ends, the client also gets a logging notification (logger
+// "superagents") with the notification's visible text, the hint written
+// for its model, and the task's id and status.
 package mcpserver
 
 import (
@@ -62,9 +65,10 @@ var ErrClosed = errors.New("mcp server closed")
 const (
 	instructions = `superagents runs sub-agents in the background, each in its own session.
 - superagents_task launches one and returns its task id at once: keep working while it runs, and launch independent tasks together. Without fork the sub-agent does not see your conversation, so put everything it needs in prompt.
-- When a task ends you receive a log notification (logger "superagents") naming it; superagents_output with block: true waits for a task and returns its result.
-- superagents_list shows the tasks launched over this connection; superagents_cancel stops one; superagents_clear cancels and clears them all.
-- resume: <task id> continues a completed task with a follow-up, in its own session.`
+- When tasks have ended, the next answer of any superagents tool starts with their notices (each is given once); superagents_output with block: true waits for a task and returns its result.
+- superagents_list shows the tasks launched from this conversation (from this connection when your host's transcript cannot be read); superagents_cancel stops one; superagents_clear cancels and clears them all.
+- resume: <task id> continues a completed task with a follow-up, in its own session.
+- Tasks keep running when this connection closes; a later session of the same conversation sees them.`
 	forkInstruction       = ` fork: true starts the sub-agent with a digest of your own conversation, read from the transcript your host writes (Claude Code, Codex, OpenCode); the reply says if it could not be read.`
 	noHostForkInstruction = ` fork: true hands over this connection's record (the notices of earlier tasks), not your own conversation.`
 )
@@ -105,7 +109,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	clients   map[*mcp.ServerSession]*client
-	bySession map[string]*client // store session id → its client
+	bySession map[string][]*client // store session id → its connected clients
 	closed    bool
 
 	ctx  context.Context // ends when the server closes
@@ -113,18 +117,25 @@ type Server struct {
 	wg   sync.WaitGroup
 }
 
-// client is one MCP session and the store session that is its parent.
+// client is one MCP session and the store session that is its parent:
+// its host conversation's when the host's transcript names it (see
+// conversation.go), else one of its own.
 type client struct {
-	ss *mcp.ServerSession
+	ss   *mcp.ServerSession
+	info *mcp.Implementation // what it says it is, if anything
 
 	mu        sync.Mutex // serializes the session's creation and launches
 	sessionID string
+	looked    bool          // the host conversation was looked for
+	conv      *conversation // nil: not known
 
 	// noticeMu serialises the delivery of notices on tool results;
 	// checked is the newest message of the session they were looked for
-	// in.
+	// in; link is the conversation's host link (nil without one), whose
+	// position records what its connections were given.
 	noticeMu sync.Mutex
 	checked  int64
+	link     *sa.HostLink
 }
 
 // New builds the server and starts forwarding task notifications.
@@ -154,7 +165,7 @@ func New(opts Options) (*Server, error) {
 		bus:       opts.Runtime.Bus,
 		log:       logger,
 		clients:   make(map[*mcp.ServerSession]*client),
-		bySession: make(map[string]*client),
+		bySession: make(map[string][]*client),
 		ctx:       ctx,
 		stop:      stop,
 	}
@@ -167,12 +178,13 @@ func New(opts Options) (*Server, error) {
 			Instructions: instructions + fork,
 			Logger:       logger,
 			Capabilities: capabilities(),
-			// A client here is its session: the revisions without sessions
-			// would leave it nobody to report to.
-			SupportedProtocolVersions: slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v string) bool { return v >= statelessVersion }),
 		})
 	s.mcp.AddReceivingMiddleware(logByDefault, s.describeForkPerClient)
 	if err := s.addTools(); err != nil {
+		stop()
+		return nil, fmt.Errorf("mcp server: %w", err)
+	}
+	if err := s.installTasks(); err != nil {
 		stop()
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
@@ -248,6 +260,23 @@ type HTTPOptions struct {
 // session per client session (Mcp-Session-Id). It serves any path: mount
 // it where clients expect it, behind the authentication it needs.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
+	stateful := s.sessionsHandler(opts)
+	// The 2026-07-28 revision has no sessions: each request stands alone
+	// (and any node of a cluster may answer it). Its clients name the
+	// revision in a header on every request.
+	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{Logger: s.log, Stateless: true})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Protocol-Version") >= statelessVersion {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
+}
+
+// sessionsHandler serves the revisions with sessions (Mcp-Session-Id).
+func (s *Server) sessionsHandler(opts HTTPOptions) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{
 			Logger: s.log,
@@ -282,9 +311,14 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// parent returns the client of an MCP session, with its store session
-// made on first use.
-func (s *Server) parent(ctx context.Context, ss *mcp.ServerSession) (*client, error) {
+// parent returns the client of the calling MCP session with its store
+// session: at its first call, its host conversation is looked for (fork
+// is what a fork already found, when the call is one), and the session
+// of that conversation is its parent; else, or when the conversation is
+// not known, the client gets a session of its own. Without create, a
+// client whose parent does not exist yet is returned without one ("").
+func (s *Server) parent(ctx context.Context, req *mcp.CallToolRequest, fork *hostFork, create bool) (*client, error) {
+	ss := req.Session
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -292,7 +326,7 @@ func (s *Server) parent(ctx context.Context, ss *mcp.ServerSession) (*client, er
 	}
 	c, ok := s.clients[ss]
 	if !ok {
-		c = &client{ss: ss}
+		c = &client{ss: ss, info: clientInfo(req)}
 		s.clients[ss] = c
 		s.wg.Add(1)
 		go s.forgetWhenGone(c)
@@ -301,14 +335,34 @@ func (s *Server) parent(ctx context.Context, ss *mcp.ServerSession) (*client, er
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.sessionID == "" {
-		sess, err := s.store.CreateSession(ctx, sa.NewSession{Agent: AgentName, Origin: sa.OriginMCP, Title: title(ss.InitializeParams())})
+	if c.sessionID != "" {
+		return c, nil
+	}
+	if !c.looked {
+		c.looked = true
+		c.conv = s.findConversation(ctx, req, fork)
+		if c.conv == nil && stateless(req) {
+			// Its MCP session lasts this request: the token it presents
+			// owns its tasks.
+			c.conv = &conversation{host: httpHolder, id: holderOf(req)}
+		}
+	}
+	if c.conv != nil {
+		if err := s.conversationSession(ctx, c, create); err != nil {
+			return nil, err
+		}
+	} else if create {
+		sess, err := s.store.CreateSession(ctx, sa.NewSession{Agent: AgentName, Origin: sa.OriginMCP, Title: title(c.info)})
 		if err != nil {
 			return nil, fmt.Errorf("create the session of this MCP client: %w", err)
 		}
 		c.sessionID = sess.ID
+	}
+	// A client of a request that stands alone has nobody to tell of
+	// endings: it is not registered for them.
+	if c.sessionID != "" && !stateless(req) {
 		s.mu.Lock()
-		s.bySession[sess.ID] = c
+		s.bySession[c.sessionID] = append(s.bySession[c.sessionID], c)
 		s.mu.Unlock()
 	}
 	return c, nil
@@ -329,26 +383,28 @@ func (s *Server) forgetWhenGone(c *client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.clients, c.ss)
-	for id, other := range s.bySession {
-		if other == c {
+	for id, list := range s.bySession {
+		if list = slices.DeleteFunc(list, func(other *client) bool { return other == c }); len(list) == 0 {
 			delete(s.bySession, id)
+		} else {
+			s.bySession[id] = list
 		}
 	}
 }
 
-// clientOf returns the connected client whose store session is id.
-func (s *Server) clientOf(id string) *client {
+// clientsOf returns the connected clients whose store session is id:
+// the connections of one conversation share its session.
+func (s *Server) clientsOf(id string) []*client {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.bySession[id]
+	return slices.Clone(s.bySession[id])
 }
 
 // title names a client's session after what it says it is.
-func title(p *mcp.InitializeParams) string {
-	if p == nil || p.ClientInfo == nil {
+func title(info *mcp.Implementation) string {
+	if info == nil {
 		return "MCP client"
 	}
-	info := p.ClientInfo
 	name := info.Title
 	if strings.TrimSpace(name) == "" {
 		name = info.Name

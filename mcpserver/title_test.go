@@ -28,7 +28,11 @@ func TestTitle(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := title(tt.params); got != tt.want {
+			var info *mcp.Implementation
+			if tt.params != nil {
+				info = tt.params.ClientInfo
+			}
+			if got := title(info); got != tt.want {
 				t.Errorf("title = %q, want %q", got, tt.want)
 			}
 		})
@@ -41,7 +45,7 @@ func FuzzTitle(f *testing.F) {
 	f.Add("claude-code", "Claude Code", "2.1.0")
 	f.Add("\x00\xff", "\u202e", "\n")
 	f.Fuzz(func(t *testing.T, name, display, version string) {
-		got := title(&mcp.InitializeParams{ClientInfo: &mcp.Implementation{Name: name, Title: display, Version: version}})
+		got := title(&mcp.Implementation{Name: name, Title: display, Version: version})
 		if !utf8.ValidString(got) {
 			t.Fatalf("title %q is not valid UTF-8", got)
 		}

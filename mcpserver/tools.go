@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,23 +19,52 @@ import (
 type handler[In any] func(ctx context.Context, req *mcp.CallToolRequest, in In) (tasks.Reply, error)
 
 // addTool offers a task tool with the manager's description and the input
-// schema inferred from its input struct. The reply's text is the result's
-// content and its data the structured content; a failure is a tool error
-// (IsError) with the manager's one-sentence message, which the client's
+// schema inferred from its input struct. The reply's text, after the
+// notices of the client's tasks that ended since the last result that
+// carried some (see takeNotices), is the result's content; answer makes
+// its structured content (whose type is the tool's output schema) of the
+// reply and the same notices. A failure is a tool error (IsError) with
+// the notices and the manager's one-sentence message, which the client's
 // model reads, not a protocol error.
-//
-// Every result starts with the notices of the client's tasks that ended
-// since the last result that carried some (see takeNotices).
-func addTool[In any](s *Server, tool *mcp.Tool, h handler[In]) {
-	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+func addTool[In, Out any](s *Server, tool *mcp.Tool, h handler[In], answer func(r tasks.Reply, notices []string, now time.Time) Out) {
+	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		r, err := h(ctx, req, in)
 		notices := s.takeNotices(ctx, req.Session)
+		var zero Out
 		if err != nil {
 			s.log.Debug("task tool failed", "tool", tool.Name, "error", err)
-			return nil, nil, errors.New(notices + tasks.Message(err))
+			return nil, zero, errors.New(noticesText(notices) + tasks.Message(err))
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: notices + r.Text}}}, r.Data, nil
+		text := &mcp.TextContent{Text: noticesText(notices) + r.Text}
+		return &mcp.CallToolResult{Content: []mcp.Content{text}}, answer(r, notices, time.Now()), nil
 	})
+}
+
+// The answers of each tool, made of the manager's reply (whose Data is a
+// tasks.View, OutputView, ListView or ClearView).
+
+func taskAnswerOf(r tasks.Reply, notices []string, now time.Time) taskAnswer {
+	v, _ := r.Data.(tasks.View)
+	return taskAnswer{entry: newEntry(v.Task, now), Message: r.Text, Notices: notices}
+}
+
+func outputAnswerOf(r tasks.Reply, notices []string, now time.Time) outputAnswer {
+	v, _ := r.Data.(tasks.OutputView)
+	return outputAnswer{entry: newEntry(v.Task, now), Message: r.Text, TimedOut: v.TimedOut, Notices: notices}
+}
+
+func listAnswerOf(r tasks.Reply, notices []string, now time.Time) listAnswer {
+	v, _ := r.Data.(tasks.ListView)
+	out := listAnswer{Tasks: make([]entry, len(v.Tasks)), Notices: notices}
+	for i, t := range v.Tasks {
+		out.Tasks[i] = newEntry(t.Task, now)
+	}
+	return out
+}
+
+func clearAnswerOf(r tasks.Reply, notices []string, _ time.Time) clearAnswer {
+	v, _ := r.Data.(tasks.ClearView)
+	return clearAnswer{Message: r.Text, Cleared: v.Cleared, Cancelled: v.Cancelled, Notices: notices}
 }
 
 // What fork: true and prompt mean over MCP: the host's own conversation
@@ -84,28 +114,40 @@ func (s *Server) addTools() error {
 	addTool(s, &mcp.Tool{Name: tasks.TaskToolName, Description: s.mgr.TaskDescriptionWith(note), InputSchema: taskSchema,
 		Annotations: &mcp.ToolAnnotations{Title: "Launch a background agent"}},
 		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.TaskInput) (tasks.Reply, error) {
-			c, err := s.parent(ctx, req.Session)
+			if in.Fork && in.Resume == "" {
+				return s.forkLaunch(ctx, req, in)
+			}
+			c, err := s.parent(ctx, req, nil, true)
 			if err != nil {
 				return tasks.Reply{}, err
 			}
-			if in.Fork && in.Resume == "" {
-				return s.forkLaunch(ctx, c, req, in)
-			}
+			agent := in.Agent
 			if in.Resume != "" && !in.Fork { // both: the manager refuses it
 				t, err := s.owned(ctx, c.session(), in.Resume)
 				if err != nil {
 					return tasks.Reply{}, err
 				}
-				in.Resume = t.ID
+				in.Resume, agent = t.ID, t.Agent
 			}
-			return s.launch(ctx, c, in)
-		})
+			if err := s.checkModel(agent); err != nil {
+				return tasks.Reply{}, err
+			}
+			r, err := s.launch(ctx, c, in)
+			if err == nil {
+				s.deferToTask(ctx, req, r)
+			}
+			return r, err
+		}, taskAnswerOf)
 	// Output, cancel and resume find a task among the client's own only
 	// (see owned).
 	addTool(s, &mcp.Tool{Name: tasks.OutputToolName, Description: desc[tasks.OutputToolName],
 		Annotations: &mcp.ToolAnnotations{Title: "Background task result", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closedWorld}},
 		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.OutputInput) (tasks.Reply, error) {
-			t, err := s.owned(ctx, s.sessionOf(req.Session), in.TaskID)
+			c, err := s.parent(ctx, req, nil, false)
+			if err != nil {
+				return tasks.Reply{}, err
+			}
+			t, err := s.owned(ctx, c.session(), in.TaskID)
 			if err != nil {
 				return tasks.Reply{}, err
 			}
@@ -114,50 +156,63 @@ func (s *Server) addTools() error {
 				defer s.reportProgress(ctx, req, t.ID)()
 			}
 			return s.mgr.OutputTool(ctx, "", in)
-		})
+		}, outputAnswerOf)
 	addTool(s, &mcp.Tool{Name: tasks.ListToolName, Description: desc[tasks.ListToolName],
 		Annotations: &mcp.ToolAnnotations{Title: "List background tasks", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closedWorld}},
 		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.ListInput) (tasks.Reply, error) {
-			c, err := s.parent(ctx, req.Session)
+			c, err := s.parent(ctx, req, nil, true)
 			if err != nil {
 				return tasks.Reply{}, err
 			}
 			return s.mgr.ListTool(ctx, c.session(), in)
-		})
+		}, listAnswerOf)
 	addTool(s, &mcp.Tool{Name: tasks.CancelToolName, Description: desc[tasks.CancelToolName],
 		Annotations: &mcp.ToolAnnotations{Title: "Cancel a background task", OpenWorldHint: closedWorld}},
 		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.CancelInput) (tasks.Reply, error) {
-			t, err := s.owned(ctx, s.sessionOf(req.Session), in.TaskID)
+			c, err := s.parent(ctx, req, nil, false)
+			if err != nil {
+				return tasks.Reply{}, err
+			}
+			t, err := s.owned(ctx, c.session(), in.TaskID)
 			if err != nil {
 				return tasks.Reply{}, err
 			}
 			in.TaskID = t.ID
 			return s.mgr.CancelTool(ctx, "", in)
-		})
+		}, taskAnswerOf)
 	addTool(s, &mcp.Tool{Name: tasks.ClearToolName, Description: desc[tasks.ClearToolName],
 		Annotations: &mcp.ToolAnnotations{Title: "Clear background tasks", IdempotentHint: true, OpenWorldHint: closedWorld}},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ tasks.ClearInput) (tasks.Reply, error) {
-			c, err := s.parent(ctx, req.Session)
+			c, err := s.parent(ctx, req, nil, true)
 			if err != nil {
 				return tasks.Reply{}, err
 			}
 			return s.mgr.ClearTool(ctx, c.session())
-		})
+		}, clearAnswerOf)
 	return nil
 }
 
 // forkLaunch launches a forked task for a client: the digest is made of
 // the host's own conversation when it can be read (see
-// hostConversation), and the reply says what the fork carries.
-func (s *Server) forkLaunch(ctx context.Context, c *client, req *mcp.CallToolRequest, in tasks.TaskInput) (tasks.Reply, error) {
+// hostConversation), and the reply says what the fork carries. The
+// transcript found tells the client's conversation at its first call.
+func (s *Server) forkLaunch(ctx context.Context, req *mcp.CallToolRequest, in tasks.TaskInput) (tasks.Reply, error) {
+	if err := s.checkModel(in.Agent); err != nil {
+		return tasks.Reply{}, err
+	}
 	from := s.hostConversation(ctx, req)
+	c, err := s.parent(ctx, req, &from, true)
+	if err != nil {
+		return tasks.Reply{}, err
+	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	r, err := s.mgr.TaskToolFrom(ctx, c.sessionID, from.session, in)
+	c.mu.Unlock() // deferToTask takes the notices, which reads the session
 	if err != nil {
 		return r, err
 	}
 	r.Text += " " + from.note
+	s.deferToTask(ctx, req, r)
 	return r, nil
 }
 

@@ -1,5 +1,6 @@
 // Package llmtest runs fake model APIs on loopback for tests: the Anthropic
-// Messages API and the OpenAI Chat Completions API, streaming (SSE) and not,
+// Messages API, the OpenAI Chat Completions API and the OpenAI Responses
+// API (responses.go), streaming (SSE) and not,
 // in their real wire formats, so that the official SDKs can talk to them.
 //
 // Each test scripts its server with a queue of replies, or a function, and
@@ -39,6 +40,10 @@ type ToolCall struct {
 	Name string
 	// Input is the JSON object of arguments; empty means {}.
 	Input string
+	// Namespace is, in the Responses API, the namespace of a tool offered
+	// in one (a "namespace" tool, as Codex 0.169.0 offers an MCP server's
+	// tools), sent as the call's "namespace".
+	Namespace string
 }
 
 // Usage is the token count a reply reports. A zero Usage is estimated from

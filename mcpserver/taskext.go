@@ -1,0 +1,210 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/mcptasks"
+	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/transcripts"
+)
+
+// The 2026-07-28 revision of MCP has no sessions: over streamable HTTP
+// each request stands alone, and may reach any node of a cluster. So the
+// tasks of a client of that revision belong, as for any client, to its
+// host conversation when its transcript names it; else, over HTTP, to the
+// holder of the API token it presents (the one person who could read every
+// task through the HTTP API anyway); over stdio, to the connection.
+//
+// The revision's Tasks extension (package mcptasks) lets superagents_task
+// answer with a task when the request declares it: the host polls
+// tasks/get, which gives the task's progress and, once it ended, the very
+// answer superagents_output gives, and tasks/cancel stops it. The MCP task
+// is the superagents task: one id, one record in the store, so any node
+// answers for it.
+
+// taskPollInterval is the pollIntervalMs suggested to hosts: sub-agents
+// run for seconds to minutes, so a poll every 2 s costs little and tells
+// soon enough.
+const taskPollInterval = 2 * time.Second
+
+// httpHolder names the owner of the tasks of 2026-07-28 clients over HTTP
+// whose conversation is not known: in host links, linkHost(httpHolder)
+// and a digest of the token they present.
+const httpHolder transcripts.Host = "http"
+
+// stateless reports whether req is a request of the 2026-07-28 revision
+// (or later) over HTTP, which stands alone: its MCP session lives for
+// this request only.
+func stateless(req mcp.Request) bool {
+	extra := req.GetExtra()
+	return extra != nil && extra.Header != nil && protocolOf(req) >= statelessVersion
+}
+
+// protocolOf is the protocol revision of a request.
+func protocolOf(req mcp.Request) string {
+	if r, ok := req.(interface{ ProtocolVersion() string }); ok {
+		return r.ProtocolVersion()
+	}
+	return ""
+}
+
+// holderOf names, without keeping it, the API token a request over HTTP
+// presents (the server's authentication checked it before).
+func holderOf(req mcp.Request) string {
+	auth := strings.TrimSpace(req.GetExtra().Header.Get("Authorization"))
+	if scheme, token, ok := strings.Cut(auth, " "); ok && strings.EqualFold(scheme, "Bearer") {
+		auth = strings.TrimSpace(token)
+	}
+	sum := sha256.Sum256([]byte(auth))
+	return hex.EncodeToString(sum[:8])
+}
+
+// installTasks adds the Tasks extension to the server.
+func (s *Server) installTasks() error {
+	return mcptasks.Install(s.mcp, mcptasks.Options{Backend: taskBackend{s}, PollInterval: taskPollInterval, Logger: s.log})
+}
+
+// deferToTask answers a superagents_task call that declared the Tasks
+// extension with its task, once the task is stored: the host polls it
+// instead of waiting for notices. The reply's text, after the notices due
+// (taken here, since the task answer replaces the tool's result), goes to
+// Claude Code's model at once. Should that fail, the call keeps its plain
+// answer: the task runs either way.
+func (s *Server) deferToTask(ctx context.Context, req *mcp.CallToolRequest, r tasks.Reply) {
+	if !mcptasks.Declared(req) {
+		return
+	}
+	v, ok := r.Data.(tasks.View)
+	if !ok {
+		s.log.Warn("answer with a task: the reply holds no task")
+		return
+	}
+	note := noticesText(s.takeNotices(ctx, req.Session)) + r.Text + " Your host tells you when it ends; superagents_output reads it meanwhile."
+	if _, err := mcptasks.Defer(ctx, taskState(v.Task), mcptasks.ModelImmediateResponse(note)); err != nil {
+		s.log.Warn("answer with a task", "task", v.ID, "error", err)
+	}
+}
+
+// taskState is a task as the extension reports it while it runs.
+func taskState(t sa.Task) mcptasks.State {
+	st := mcptasks.State{ID: t.ID, Status: mcptasks.StatusWorking, CreatedAt: t.CreatedAt, UpdatedAt: t.StartedAt, Message: progressMessage(t)}
+	if t.CompletedAt != nil {
+		st.UpdatedAt = *t.CompletedAt
+	}
+	return st
+}
+
+// taskBackend serves the extension's methods from the store.
+//
+// A tasks/* request names its task by id, and carries no call by which
+// its host conversation could be found: a host polls a task it launched
+// in an earlier process, as Claude Code does after --resume. So, as the
+// extension's security model has it, the task id is the bearer, on a
+// server that only its user reaches (over HTTP, with the API token, which
+// reads every task through the HTTP API anyway; over stdio, as the user
+// who started it): a tasks/* request reaches any task launched over MCP,
+// and nothing else.
+type taskBackend struct{ s *Server }
+
+// owned finds a task launched over MCP (and the tasks it launched).
+// Another task is not found, as an unknown one; a cleared one has
+// expired.
+func (b taskBackend) owned(ctx context.Context, _, id string) (sa.Task, error) {
+	t, err := b.s.store.Task(ctx, id)
+	if err == nil {
+		var mcpTask bool
+		if mcpTask, err = b.s.launchedOverMCP(ctx, t); err == nil && !mcpTask {
+			err = mcptasks.ErrForeign
+		}
+	}
+	switch {
+	case errors.Is(err, sa.ErrNotFound):
+		return sa.Task{}, fmt.Errorf("%w: %v", mcptasks.ErrNotFound, err)
+	case err != nil:
+		return sa.Task{}, err
+	case t.ClearedAt != nil:
+		return sa.Task{}, mcptasks.ErrExpired
+	}
+	return t, nil
+}
+
+// Get reports a task: working while it runs (with its progress), and once
+// it ended the answer superagents_output gives, text and structured
+// content; a task that failed is a tool error, as its output is.
+func (b taskBackend) Get(ctx context.Context, caller, id string) (mcptasks.State, error) {
+	t, err := b.owned(ctx, caller, id)
+	if err != nil {
+		return mcptasks.State{}, err
+	}
+	st := taskState(t)
+	switch t.Status {
+	case sa.TaskCancelled:
+		st.Status = mcptasks.StatusCancelled
+		return st, nil
+	case sa.TaskCompleted, sa.TaskError:
+	default:
+		return st, nil
+	}
+	r, err := b.s.mgr.OutputTool(ctx, "", tasks.OutputInput{TaskID: t.ID})
+	if err != nil {
+		return mcptasks.State{}, err
+	}
+	st.Status = mcptasks.StatusCompleted
+	st.Result = &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: r.Text}},
+		StructuredContent: outputAnswerOf(r, nil, time.Now()),
+		IsError:           t.Status == sa.TaskError,
+	}
+	return st, nil
+}
+
+// Cancel cancels a running task; a task that already ended is left as it
+// is, without an error (hosts send tasks/cancel more than once).
+func (b taskBackend) Cancel(ctx context.Context, caller, id string) error {
+	t, err := b.owned(ctx, caller, id)
+	if err != nil || !t.Status.Active() {
+		return err
+	}
+	if _, err := b.s.mgr.Cancel(ctx, t.ID); err != nil && !errors.Is(err, sa.ErrConflict) {
+		return err
+	}
+	return nil
+}
+
+// Update has nothing to deliver: superagents' tasks ask no questions of
+// the host (a command their permissions leave open is refused, and the
+// model told so), so no request is ever outstanding.
+func (b taskBackend) Update(ctx context.Context, caller, id string, _ mcp.InputResponseMap) error {
+	_, err := b.owned(ctx, caller, id)
+	return err
+}
+
+// launchedOverMCP reports whether a task descends from a session of an
+// MCP client (a conversation's, a token holder's or a connection's).
+func (s *Server) launchedOverMCP(ctx context.Context, t sa.Task) (bool, error) {
+	id := t.ParentSessionID
+	for range maxLineage {
+		parent, err := s.store.Task(ctx, id)
+		if errors.Is(err, sa.ErrNotFound) {
+			sess, err := s.store.Session(ctx, id)
+			if err != nil {
+				return false, err
+			}
+			return sess.Origin == sa.OriginMCP, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		id = parent.ParentSessionID
+	}
+	return false, fmt.Errorf("%w: task %s has more than %d ancestors", sa.ErrCorrupt, sa.ShortID(t.ID), maxLineage)
+}
