@@ -281,7 +281,8 @@ func tasksConversation(ctx context.Context, t *testing.T, h *hosttest.Host) {
 	term = h.Interactive(t, sessions[0])
 	woken = waitNotification(t, h, mark, left, shown)
 	if !shows(woken, "SAW:"+fact) {
-		t.Errorf("the task notification in the resumed conversation does not carry the sub-agent's answer SAW:%s:\n%s", fact, hosttest.Trim(woken, 3000))
+		t.Errorf("the task notification in the resumed conversation does not carry the sub-agent's answer SAW:%s:\n%s\nthe fork's answer (its note says what it carried):\n%s",
+			fact, hosttest.Trim(woken, 3000), hosttest.Trim(launched.Last().Text, 2000))
 	}
 	term.WaitText(replyNotified, 2)
 }

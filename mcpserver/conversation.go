@@ -65,7 +65,7 @@ func (s *Server) findConversation(ctx context.Context, req *mcp.CallToolRequest,
 	// afresh: one look, without waiting for the host to write the call,
 	// so that a host whose transcripts are elsewhere does not wait at
 	// every call (its tasks then belong to its token).
-	wait := pendingCallWait
+	wait := ownerCallWait
 	if stateless(req) {
 		wait = 0
 	}

@@ -17,8 +17,14 @@ const HostNone = "none"
 
 // pendingCallWait bounds how long a fork waits for the host to write the
 // call it is serving to its transcript (hosts write it a moment after
-// they send it).
-const pendingCallWait = 2 * time.Second
+// they send it; on a busy machine, seconds after). A fork whose call is
+// written answers as soon as it is found; only a fork whose host writes
+// no transcript waits this long, to say so.
+const pendingCallWait = 5 * time.Second
+
+// ownerCallWait bounds how long a connection's first call waits for its
+// call to show in the host's transcript, to tell its conversation.
+const ownerCallWait = 2 * time.Second
 
 // clientHosts maps the names hosts give themselves in initialize
 // (clientInfo.name) to the host whose transcripts are read. Claude Code

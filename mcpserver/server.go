@@ -256,9 +256,11 @@ type HTTPOptions struct {
 	SessionTimeout time.Duration
 }
 
-// HTTPHandler returns the streamable HTTP transport of the server, one MCP
-// session per client session (Mcp-Session-Id). It serves any path: mount
-// it where clients expect it, behind the authentication it needs.
+// HTTPHandler returns the streamable HTTP transport of the server: one
+// MCP session per client session (Mcp-Session-Id) for the revisions that
+// have them, and each request on its own for 2026-07-28 and later. It
+// serves any path: mount it where clients expect it, behind the
+// authentication it needs.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	stateful := s.sessionsHandler(opts)
 	// The 2026-07-28 revision has no sessions: each request stands alone
