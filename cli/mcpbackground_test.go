@@ -409,6 +409,12 @@ func TestMCPBackgroundSandboxWarning(t *testing.T) {
 	}
 	h := startProxy(t, p, ws, "warned")
 	want := "superagents mcp: warning: sandbox: writable directory " + notDir + " is not a directory"
+	// Standard error is copied from the process's pipe on its own: it may
+	// come after the answer to initialize.
+	deadline := time.Now().Add(mcpWait)
+	for !strings.Contains(h.stderr.String(), want) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if got := h.stderr.String(); strings.Count(got, want) != 1 || strings.Contains(got, "no background server") {
 		t.Fatalf("stderr does not give the sandbox's warning once, from a background server:\n%s", got)
 	}
