@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,22 +122,7 @@ func TestSystemTempDirIsWritable(t *testing.T) {
 
 func TestNetwork(t *testing.T) {
 	sandboxtest.Require(t, true)
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			fmt.Fprint(c, "hello from the listener\n")
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := sandboxtest.Listen(t, "hello from the listener")
 	// bash connects itself (/dev/tcp), as would curl or a script.
 	script := fmt.Sprintf(`exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d && head -n 1 <&3'`, port)
 	for _, tc := range []struct {

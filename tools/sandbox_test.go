@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,22 +18,7 @@ import (
 // when the sandbox is off.
 func TestBashSandbox(t *testing.T) {
 	sandboxtest.Require(t, true)
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			fmt.Fprintln(c, "listener says hi")
-			c.Close()
-		}
-	}()
-	connect := fmt.Sprintf(`exec 3<>/dev/tcp/127.0.0.1/%d && head -n 1 <&3`, ln.Addr().(*net.TCPAddr).Port)
+	connect := fmt.Sprintf(`exec 3<>/dev/tcp/127.0.0.1/%d && head -n 1 <&3`, sandboxtest.Listen(t, "listener says hi"))
 
 	tests := []struct {
 		name    string

@@ -25,6 +25,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/superagents/superagents/internal/npmtest"
 )
 
 // Environment variables scripts/test sets.
@@ -51,23 +53,12 @@ func Binary(t testing.TB, host string) string {
 	t.Helper()
 	skip := func(format string, args ...any) {
 		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if os.Getenv(EnvRequire) != "" {
-			t.Fatalf("%s (%s is set: these tests must run)", msg, EnvRequire)
-		}
-		t.Skipf("%s; scripts/test installs it", msg)
+		npmtest.Skip(t, EnvRequire, format, args...)
 	}
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		skip("the host tests run on linux/amd64 only")
 	}
-	dir := os.Getenv(EnvDir)
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			skip("no cache directory: %v", err)
-		}
-		dir = filepath.Join(cache, "superagents-test", "hosts")
-	}
+	dir := npmtest.Prefix(t, EnvDir, "hosts", EnvRequire)
 	nm := filepath.Join(dir, "node_modules")
 	path := map[string]string{
 		ClaudeCode: filepath.Join(nm, "@anthropic-ai", "claude-code-linux-x64", "claude"),

@@ -23,29 +23,46 @@ const (
 	EnvRequire = "SUPERAGENTS_REQUIRE_MCP_SERVERS"
 )
 
+// Skip skips the test for the reason given, or fails it when the
+// environment variable require is set: where scripts/test set it, the
+// test must run.
+func Skip(t testing.TB, require, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if os.Getenv(require) != "" {
+		t.Fatalf("%s (%s is set: these tests must run)", msg, require)
+	}
+	t.Skipf("%s; scripts/test installs it", msg)
+}
+
+// Prefix is the npm prefix that the environment variable env names, else
+// superagents-test/<name> in the user's cache directory, where
+// scripts/test installs packages; it skips the test (see Skip) when there
+// is none.
+func Prefix(t testing.TB, env, name, require string) string {
+	t.Helper()
+	if dir := os.Getenv(env); dir != "" {
+		return dir
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		Skip(t, require, "no cache directory: %v", err)
+	}
+	return filepath.Join(cache, "superagents-test", name)
+}
+
 // Server returns the entry point (dist/index.js, run with node) of the
 // installed package @modelcontextprotocol/<pkg>, or skips the test.
 func Server(t testing.TB, pkg string) string {
 	t.Helper()
 	skip := func(format string, args ...any) {
 		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if os.Getenv(EnvRequire) != "" {
-			t.Fatalf("%s (%s is set: these tests must run)", msg, EnvRequire)
-		}
-		t.Skipf("%s; scripts/test installs it", msg)
+		Skip(t, EnvRequire, format, args...)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		skip("node is not installed")
 	}
-	dir := os.Getenv(EnvDir)
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			skip("no cache directory: %v", err)
-		}
-		dir = filepath.Join(cache, "superagents-test", "npm")
-	}
+	dir := Prefix(t, EnvDir, "npm", EnvRequire)
 	entry := filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
 	if _, err := os.Stat(entry); err != nil {
 		skip("npm package @modelcontextprotocol/%s is not installed in %s", pkg, dir)

@@ -4,6 +4,8 @@
 package sandboxtest
 
 import (
+	"fmt"
+	"net"
 	"os"
 	"testing"
 
@@ -29,4 +31,27 @@ func Require(t testing.TB, network bool) {
 		t.Fatalf("%s=1 but this system cannot sandbox commands: %s", RequireEnv, sup.Reason)
 	}
 	t.Skipf("this system cannot sandbox commands: %s", sup.Reason)
+}
+
+// Listen starts a TCP listener on loopback that answers every connection
+// with line, closed when the test ends, and returns its port: what a
+// sandboxed command's connection is refused or let through to.
+func Listen(t testing.TB, line string) int {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			fmt.Fprintln(c, line)
+			c.Close()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
 }
