@@ -168,3 +168,31 @@ func TestUnknownConversationKeepsTheConnectionsTasks(t *testing.T) {
 		t.Errorf("the launching connection's output = %q", text)
 	}
 }
+
+// TestNoticeOncePerConversation: two processes of one conversation
+// connected at once get each notice once between them: the one that asks
+// first.
+func TestNoticeOncePerConversation(t *testing.T) {
+	home := t.TempDir()
+	h := newHarnessWith(t, fakeModel, mcpserver.Options{Getenv: homeEnv(home)})
+	host := conversationHosts[0]
+	w := host.open(t, home, h.ws, host.sessions[0])
+	w.user("Sum it in the background.")
+	launch := map[string]any{"description": "sum", "prompt": "What is 2+2?", "agent": "general"}
+	w.callTool("call_1", "superagents_task", launch)
+	a := h.connect(inMemory, host.client, "1.0.0")
+	_, data := a.ok("superagents_task", launch)
+	w.result("call_1", "launched")
+	w.callTool("call_2", "superagents_list", map[string]any{})
+	b := h.connect(inMemory, host.client, "1.0.1")
+	if _, list := b.ok("superagents_list", map[string]any{}); len(list["tasks"].([]any)) != 1 {
+		t.Fatalf("the second process lists %v, want the conversation's task", list["tasks"])
+	}
+	h.stack.WaitTask(t, data["id"].(string))
+	if _, list := a.ok("superagents_list", map[string]any{}); list["notices"] == nil {
+		t.Fatalf("the first process to ask got no notice: %v", list)
+	}
+	if _, list := b.ok("superagents_list", map[string]any{}); list["notices"] != nil {
+		t.Errorf("the other process of the conversation got the notice again: %v", list["notices"])
+	}
+}
