@@ -64,7 +64,7 @@ func TestTaskStatusTransitions(t *testing.T) {
 			}
 		}
 	}
-	// The rule the seeds insist on: terminal states never regress.
+	// TASK-PERSIST-3: terminal states never regress.
 	for _, to := range []sa.TaskStatus{sa.TaskRunning, sa.TaskCompleted, sa.TaskQueued, sa.TaskResumed} {
 		if sa.TaskCancelled.CanBecome(to) || sa.TaskError.CanBecome(to) {
 			t.Errorf("a cancelled or failed task may become %s", to)

@@ -67,7 +67,7 @@ const seedParent = `{"role":"user","text":"What is 2+2?"}
 {"role":"assistant","text":"3+3 equals 6."}
 `
 
-// TestSeed004Walkthrough reproduces the seed's walkthrough through the
+// TestSeed004Walkthrough reproduces FORK-HIST-2's walkthrough through the
 // command line: A gets Q1/A1/Q2/A2, fork B, B gets Q3/A3, fork C.
 func TestSeed004Walkthrough(t *testing.T) {
 	h := newHarness(t)
@@ -83,7 +83,7 @@ func TestSeed004Walkthrough(t *testing.T) {
 		"User: What is 5+5?", "Agent: 5+5 equals 10.",
 	}, "\n\n")
 	// Each fork records where it came from: a note for people (kind
-	// fork), never sent to a model; the conversation is the seed's.
+	// fork), never sent to a model; the conversation is FORK-HIST-4's.
 	got := h.ok("", "history", c)
 	for _, parent := range []string{a, b} {
 		record := "System: Forked from " + parent[:6] + "..."

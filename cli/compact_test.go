@@ -8,7 +8,7 @@ import (
 	sa "github.com/superagents/superagents"
 )
 
-// compact stores seed 001's shape (a marker, then a summary) with the
+// compact stores COMPACT-1's shape (a marker, then a summary) with the
 // offline model, keeps the history whole, and a fork starts at the
 // summary.
 func TestCompactCommand(t *testing.T) {

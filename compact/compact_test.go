@@ -36,7 +36,7 @@ func texts(msgs []sa.Message) string {
 	return strings.Join(out, " | ")
 }
 
-// The boundary cases of seed 001: none, one, several (the latest wins), a
+// The boundary cases of FORK-PIPE-2: none, one, several (the latest wins), a
 // compaction in progress (ignored for the previous one), an abandoned
 // marker, and a clear after a compaction.
 func TestBoundaryAndView(t *testing.T) {

@@ -151,7 +151,7 @@ func TestLongTaskCompactsAndFinishes(t *testing.T) {
 		t.Fatalf("the last request starts with %q, not the latest summary", first)
 	}
 
-	// A fork made now starts at the summary (seed 001).
+	// A fork made now starts at the summary (FORK-PIPE-2).
 	child, err := e.store.Fork(context.Background(), e.session.ID, sa.ForkOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -10,9 +10,8 @@ import (
 	"github.com/superagents/superagents/forkctx"
 )
 
-// One test per scenario of the specification that this package carries:
-// seed 001 (Fork Context Inheritance, Fork Preamble Injection), the display
-// rules of seed 000 and the omission of thinking of seed 003. Scenarios
+// One test per requirement of the fork pipeline this package carries
+// (FORK-PIPE-* and FORK-PREAMBLE-1 in docs/requirements.md). Scenarios
 // about launching tasks, rejecting fork with resume and listing belong to
 // the task manager and are tested there.
 
@@ -28,7 +27,7 @@ func headTail(out string, keep int) string {
 	return out[:head] + fmt.Sprintf("\n[... %d of %d characters cut ...]\n", len(out)-keep, len(out)) + out[len(out)-tail:]
 }
 
-// Seed 001, scenario "Launch forked background task": the history goes
+// FORK-PIPE-1: the history goes
 // through the pipeline and the child gets a preamble with the truncation
 // metadata followed by the digest.
 func TestSeed001_LaunchForkedBackgroundTask(t *testing.T) {
@@ -56,7 +55,7 @@ func TestSeed001_LaunchForkedBackgroundTask(t *testing.T) {
 	}
 }
 
-// Seed 001, scenario "Compaction boundary detection".
+// FORK-PIPE-2: compaction boundary detection.
 func TestSeed001_CompactionBoundaryDetection(t *testing.T) {
 	h := withIDs(concat(
 		[]sa.Message{user("old question"), agent("old answer")},
@@ -84,7 +83,7 @@ func TestSeed001_CompactionBoundaryDetection(t *testing.T) {
 	}
 }
 
-// Seed 001, scenario "Multiple compaction boundaries".
+// FORK-PIPE-2: multiple compaction boundaries.
 func TestSeed001_MultipleCompactionBoundaries(t *testing.T) {
 	h := withIDs([]sa.Message{
 		user("q1"), compactionMarker(), summary("FIRST SUMMARY"),
@@ -105,7 +104,7 @@ func TestSeed001_MultipleCompactionBoundaries(t *testing.T) {
 	}
 }
 
-// Seed 001, scenario "No compaction boundary".
+// FORK-PIPE-2: no compaction boundary.
 func TestSeed001_NoCompactionBoundary(t *testing.T) {
 	h := withIDs([]sa.Message{user("q1"), agent("a1"), user("q2"), agent("a2")})
 	res := build(t, forkctx.DefaultConfig(), h)
@@ -117,7 +116,7 @@ func TestSeed001_NoCompactionBoundary(t *testing.T) {
 	}
 }
 
-// A marker whose summary has not arrived (a compaction in progress) does not
+// FORK-PIPE-2: a marker whose summary has not arrived (a compaction in progress) does not
 // count: the previous complete boundary does. An assistant reply without
 // the summary flag abandons a marker.
 func TestSeed001_CompactionInProgress(t *testing.T) {
@@ -165,7 +164,7 @@ func TestSeed001_CompactionInProgress(t *testing.T) {
 	}
 }
 
-// Seed 001, scenario "Graduated 3-tier tool truncation".
+// FORK-PIPE-3: graduated 3-tier tool truncation.
 func TestSeed001_Graduated3TierToolTruncation(t *testing.T) {
 	const results = 20
 	outputs := make([]string, results)
@@ -200,7 +199,7 @@ func TestSeed001_Graduated3TierToolTruncation(t *testing.T) {
 	}
 }
 
-// Seed 001, scenario "Smart truncation method selection".
+// FORK-PIPE-4: smart truncation method selection.
 func TestSeed001_SmartTruncationMethodSelection(t *testing.T) {
 	plain := numberedOutput("out", 5000)
 	withPattern := func(p string) string { return plain[:2000] + p + plain[2000+len(p):] }
@@ -250,7 +249,7 @@ func TestSeed001_SmartTruncationMethodSelection(t *testing.T) {
 	}
 }
 
-// Seed 001, scenario "Tool parameter truncation per tier" (and seed 000's
+// FORK-PIPE-5: tool parameter truncation per tier (and the first rule's
 // 200 characters, which is tier 2 here).
 func TestSeed001_ToolParameterTruncationPerTier(t *testing.T) {
 	const results = 16
@@ -273,7 +272,7 @@ func TestSeed001_ToolParameterTruncationPerTier(t *testing.T) {
 	}
 }
 
-// Seed 001, scenario "Already-compacted tool results": they pass through
+// FORK-PIPE-6: already-compacted tool results pass through
 // unchanged and take no tier slot.
 func TestSeed001_AlreadyCompactedToolResults(t *testing.T) {
 	big := numberedOutput("big", 4000)
@@ -314,7 +313,7 @@ func userMessages(tag string, n, size int) []sa.Message {
 	return msgs
 }
 
-// Seed 001, scenario "Character budget enforcement": a digest of at most
+// FORK-PIPE-7: a digest of at most
 // MaxChars (200,000) is left whole; a longer one loses its oldest messages
 // until it fits within TargetChars (by default the same 200,000): a child
 // just over the limit keeps nearly all it could inherit.
@@ -372,7 +371,7 @@ func TestSeed001_CharacterBudgetEnforcement(t *testing.T) {
 	}
 }
 
-// TestJustOverTheBudgetKeepsNearlyAll: a 210,000-character digest keeps
+// TestJustOverTheBudgetKeepsNearlyAll (FORK-PIPE-7): a 210,000-character digest keeps
 // at least 190,000 characters (trimming to a lower target would lose 40%).
 func TestJustOverTheBudgetKeepsNearlyAll(t *testing.T) {
 	// 104 × 1,998 + 1 × 2,000 characters, 104 separators of 2: 210,000.
@@ -387,7 +386,7 @@ func TestJustOverTheBudgetKeepsNearlyAll(t *testing.T) {
 	}
 }
 
-// Seed 001, scenario "Dynamic preamble content".
+// FORK-PREAMBLE-1: dynamic preamble content.
 func TestSeed001_DynamicPreambleContent(t *testing.T) {
 	cfg := forkctx.DefaultConfig()
 	cfg.Tier2Chars = 2500
@@ -422,7 +421,7 @@ func TestSeed001_DynamicPreambleContent(t *testing.T) {
 	}
 }
 
-// Seed 000, scenario "Fork with context truncation": long results are cut,
+// FORK-PIPE-3, as first written: long results are cut,
 // the call keeps its name and arguments and sits right above its result,
 // and the cut says how long the original was.
 func TestSeed000_ForkWithContextTruncation(t *testing.T) {
@@ -441,7 +440,7 @@ func TestSeed000_ForkWithContextTruncation(t *testing.T) {
 	}
 }
 
-// Seed 000, scenario "Fork with token limit enforcement".
+// FORK-PIPE-8: fork with token limit enforcement.
 func TestSeed000_ForkWithTokenLimitEnforcement(t *testing.T) {
 	cfg := forkctx.DefaultConfig()
 	cfg.MaxChars, cfg.TargetChars = 10_000_000, 10_000_000 // only the token cap acts
@@ -486,7 +485,7 @@ func TestSeed000_ForkWithTokenLimitEnforcement(t *testing.T) {
 	}
 }
 
-// Seed 000, scenario "Fork context role label format".
+// FORK-PIPE-9: fork context role label format.
 func TestSeed000_ForkContextRoleLabelFormat(t *testing.T) {
 	h := withIDs([]sa.Message{
 		{Role: sa.RoleSystem, Parts: []sa.Part{sa.TextPart("be brief")}},
@@ -498,7 +497,7 @@ func TestSeed000_ForkContextRoleLabelFormat(t *testing.T) {
 	}
 }
 
-// Seed 000, scenario "Fork context tool call display".
+// FORK-PIPE-5: fork context tool call display.
 func TestSeed000_ForkContextToolCallDisplay(t *testing.T) {
 	longInput, _ := json.Marshal(map[string]string{"content": numberedOutput("param", 900)})
 	h := concat(
@@ -520,7 +519,7 @@ func TestSeed000_ForkContextToolCallDisplay(t *testing.T) {
 	}
 }
 
-// Seed 003: thinking is omitted.
+// FORK-PIPE-10: thinking is omitted.
 func TestSeed003_ThinkingOmitted(t *testing.T) {
 	m := sa.Message{Role: sa.RoleAssistant, Parts: []sa.Part{
 		{Type: sa.PartReasoning, Text: "SECRET CHAIN OF THOUGHT", Signature: "sig"},

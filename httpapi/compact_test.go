@@ -9,7 +9,7 @@ import (
 	sa "github.com/superagents/superagents"
 )
 
-// POST /v1/sessions/{id}/compact stores seed 001's shape, and the next
+// POST /v1/sessions/{id}/compact stores COMPACT-1's shape, and the next
 // turn sends the model the summary and what follows it.
 func TestCompactSession(t *testing.T) {
 	h := newHarness(t)

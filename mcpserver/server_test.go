@@ -135,7 +135,7 @@ func jsonValue(t *testing.T, v any) any {
 }
 
 // TestTaskLifecycle drives every tool over both transports, through the
-// seed scenarios of the task tools.
+// scenarios of the task tools (TASK-* in docs/requirements.md).
 func TestTaskLifecycle(t *testing.T) {
 	for _, transport := range transports {
 		t.Run(transport, func(t *testing.T) {

@@ -439,7 +439,7 @@ func plural(n int, noun string) string {
 }
 
 // cmdCompact asks the agent's model for a summary of the conversation and
-// stores it (seed 001's compaction shape); it runs in the background,
+// stores it (the compaction shape of FORK-PIPE-2); it runs in the background,
 // like a blocking /output, and holds the session meanwhile.
 func cmdCompact(ctx context.Context, c *Chat, in Input) Reply {
 	cur := c.Current()

@@ -8,7 +8,7 @@ import (
 	sa "github.com/superagents/superagents"
 )
 
-// TestCompactCommand: /compact stores seed 001's compaction (the marker,
+// TestCompactCommand (COMPACT-1): /compact stores a compaction (the marker,
 // then the summary) in the background; the agent's next turn starts from
 // the summary.
 func TestCompactCommand(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	sa "github.com/superagents/superagents"
 )
 
-// testSeed004Walkthrough is the seed's own scenario: A asks Q1 and Q2, is
+// testSeed004Walkthrough is FORK-HIST-1/2's own scenario: A asks Q1 and Q2, is
 // forked into B, B asks Q3 and is forked into C.
 func testSeed004Walkthrough(t *testing.T, factory Factory) {
 	st, _ := openStore(t, factory)

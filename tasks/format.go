@@ -8,7 +8,7 @@ import (
 	sa "github.com/superagents/superagents"
 )
 
-// Indicators shows "(forked)" and "(resumed)" as the seeds ask: after the
+// Indicators shows "(forked)" and "(resumed)" as TASK-LIST-2 asks: after the
 // id, forked first; nothing for a plain task.
 func Indicators(t sa.Task) string {
 	var marks []string

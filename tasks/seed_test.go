@@ -112,6 +112,9 @@ func echo(t *testing.T) func(req llmtest.Request) llmtest.Reply {
 	}
 }
 
+// TestSeed000_LaunchForkedBackgroundTask (TASK-LAUNCH-1, FORK-PIPE-1,
+// FORK-PREAMBLE-1): a forked launch returns at once; the child's session
+// opens with the preamble and digest, then the prompt.
 func TestSeed000_LaunchForkedBackgroundTask(t *testing.T) {
 	h := newHarness(t, stalled(t))
 	parent := h.parent(user("parent: Q1"), assistant("A1"))
@@ -137,6 +140,8 @@ func TestSeed000_LaunchForkedBackgroundTask(t *testing.T) {
 	}
 }
 
+// TestSeed000_ForkWithContextTruncation (FORK-PIPE-3): a cut result keeps
+// its call's structure and says its original length.
 func TestSeed000_ForkWithContextTruncation(t *testing.T) {
 	h := newHarness(t, echo(t))
 	big := strings.Repeat("log line that goes on\n", 400) // ~8,800 characters
@@ -161,6 +166,8 @@ func TestSeed000_ForkWithContextTruncation(t *testing.T) {
 	}
 }
 
+// TestSeed000_ForkWithTokenLimitEnforcement (FORK-PIPE-8): over the token
+// cap the oldest messages go, the newest stays.
 func TestSeed000_ForkWithTokenLimitEnforcement(t *testing.T) {
 	h := newHarness(t, echo(t), withFork(func(c *config.Config) { c.Fork.MaxTokens = 300 }))
 	var msgs []sa.Message
@@ -184,6 +191,8 @@ func TestSeed000_ForkWithTokenLimitEnforcement(t *testing.T) {
 	}
 }
 
+// TestSeed000_RejectForkWithResume (TASK-LAUNCH-3): fork with resume is
+// refused and changes nothing.
 func TestSeed000_RejectForkWithResume(t *testing.T) {
 	h := newHarness(t, echo(t))
 	parent := h.parent(user("parent: hi"))
@@ -201,6 +210,8 @@ func TestSeed000_RejectForkWithResume(t *testing.T) {
 	}
 }
 
+// TestSeed001_PreambleAndPipeline (FORK-PIPE-2, FORK-PREAMBLE-1): a forked
+// task's digest starts at the latest compaction summary.
 func TestSeed001_PreambleAndPipeline(t *testing.T) {
 	h := newHarness(t, echo(t))
 	parent := h.parent(
@@ -224,6 +235,8 @@ func TestSeed001_PreambleAndPipeline(t *testing.T) {
 	}
 }
 
+// TestSeed002_RetrieveCompletedTaskResults (TASK-OUTPUT-1): a completed
+// task's result, at once, marked as read.
 func TestSeed002_RetrieveCompletedTaskResults(t *testing.T) {
 	h := newHarness(t, echo(t))
 	parent := h.parent(user("parent: hi"))
@@ -242,6 +255,8 @@ func TestSeed002_RetrieveCompletedTaskResults(t *testing.T) {
 	}
 }
 
+// TestSeed002_CheckRunningTaskStatus (TASK-OUTPUT-2): a running task's
+// status and progress, at once.
 func TestSeed002_CheckRunningTaskStatus(t *testing.T) {
 	h := newHarness(t, stalled(t))
 	parent := h.parent(user("parent: hi"))
@@ -262,6 +277,8 @@ func TestSeed002_CheckRunningTaskStatus(t *testing.T) {
 	}
 }
 
+// TestSeed002_TaskPersistence (TASK-PERSIST-1, TASK-CLEAR-1): tasks last
+// across restarts until cleared or their parent is deleted.
 func TestSeed002_TaskPersistence(t *testing.T) {
 	h := newHarness(t, echo(t))
 	parent := h.parent(user("parent: hi"))
@@ -305,6 +322,8 @@ func resumable(t *testing.T) func(req llmtest.Request) llmtest.Reply {
 	}
 }
 
+// TestSeed002_ResumeCompletedTask (TASK-RESUME-1): a resume sees the task's
+// whole conversation, then the follow-up.
 func TestSeed002_ResumeCompletedTask(t *testing.T) {
 	h := newHarness(t, resumable(t))
 	parent := h.parent(user("parent: hi"))
@@ -329,6 +348,8 @@ func TestSeed002_ResumeCompletedTask(t *testing.T) {
 	}
 }
 
+// TestSeed002_ResumeCompletionNotification (TASK-RESUME-2): a resume's
+// ending notifies the parent with the full response.
 func TestSeed002_ResumeCompletionNotification(t *testing.T) {
 	h := newHarness(t, resumable(t))
 	parent := h.parent(user("parent: hi"))
@@ -360,6 +381,8 @@ func TestSeed002_ResumeCompletionNotification(t *testing.T) {
 	}
 }
 
+// TestSeed002_WaitForResumeResponse (TASK-OUTPUT-3): a blocking output waits
+// for a resume's answer.
 func TestSeed002_WaitForResumeResponse(t *testing.T) {
 	var mu sync.Mutex
 	release := make(chan struct{})
@@ -387,6 +410,8 @@ func TestSeed002_WaitForResumeResponse(t *testing.T) {
 	}
 }
 
+// TestSeed002_RejectResumeOfNonCompletedTask (TASK-RESUME-3): only completed
+// tasks can be resumed.
 func TestSeed002_RejectResumeOfNonCompletedTask(t *testing.T) {
 	h := newHarness(t, stalled(t))
 	parent := h.parent(user("parent: hi"))
@@ -402,6 +427,8 @@ func TestSeed002_RejectResumeOfNonCompletedTask(t *testing.T) {
 	}
 }
 
+// TestSeed002_RejectConcurrentResume (TASK-RESUME-4): a task being resumed
+// refuses a second resume.
 func TestSeed002_RejectConcurrentResume(t *testing.T) {
 	calls := 0
 	var mu sync.Mutex
@@ -428,6 +455,8 @@ func TestSeed002_RejectConcurrentResume(t *testing.T) {
 	h.mgr.Cancel(context.Background(), task.ID)
 }
 
+// TestSeed002_HandleExpiredSessionOnResume (TASK-RESUME-5): an expired task
+// says to start a new superagents_task.
 func TestSeed002_HandleExpiredSessionOnResume(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -439,7 +468,7 @@ func TestSeed002_HandleExpiredSessionOnResume(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "no longer exists"},
-		// Seed 002 "Task persistence": a task lasts until cleared or
+		// TASK-PERSIST-1: a task lasts until cleared or
 		// until its parent session is deleted.
 		{"cleared by its parent", func(h *harness, parent sa.Session, _ sa.Task) {
 			if _, _, err := h.mgr.Clear(context.Background(), parent.ID); err != nil {
@@ -473,6 +502,8 @@ func TestSeed002_HandleExpiredSessionOnResume(t *testing.T) {
 	}
 }
 
+// TestSeed002_ListIndicatorsAndFilter (TASK-LIST-1, TASK-LIST-2,
+// TASK-LAUNCH-6): the session's own tasks, with their indicators.
 func TestSeed002_ListIndicatorsAndFilter(t *testing.T) {
 	h := newHarness(t, echo(t))
 	parent := h.parent(user("parent: hi"))

@@ -6,7 +6,7 @@ import (
 )
 
 // Waker wakes the agents of the sessions it watches, once per batch of
-// ended tasks (seed 002): it follows the change log, so a task that ends
+// ended tasks (TASK-NOTIFY-2): it follows the change log, so a task that ends
 // in any process counts, and calls wake for a watched session once the
 // session is due (WakeMark: none of its tasks active, their notifications
 // unanswered). A wake that cannot run at once (the session is busy) is

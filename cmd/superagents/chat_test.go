@@ -129,7 +129,7 @@ func headers(screen string) []string {
 
 const recallQ1 = `Your first question was "What is 2+2?"`
 
-// TestTerminalSeed004 is the seed's transcript typed into a real
+// TestTerminalSeed004 is FORK-HIST-4's transcript typed into a real
 // terminal, with the multi-level part, then a restart with --continue.
 func TestTerminalSeed004(t *testing.T) {
 	h := newHome(t)
@@ -347,7 +347,7 @@ func TestTerminalHistoryKeys(t *testing.T) {
 	again.WaitText("6*7 equals 42.", 1)
 }
 
-// TestPipedSeed004: the same script through a pipe gives a plain,
+// TestPipedSeed004 (FORK-HIST-4): the same script through a pipe gives a plain,
 // deterministic transcript; --continue restores the tree.
 func TestPipedSeed004(t *testing.T) {
 	h := newHome(t)

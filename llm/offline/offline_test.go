@@ -34,7 +34,7 @@ func reply(t *testing.T, p *Provider, req superagents.ModelRequest) string {
 	return got.Text()
 }
 
-// TestSeedForkInheritsHistory replays the transcript of seed 004: the
+// TestSeedForkInheritsHistory replays the transcript of FORK-HIST-4: the
 // answers must be exactly these.
 func TestSeedForkInheritsHistory(t *testing.T) {
 	p := New(Options{})
