@@ -180,6 +180,31 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 
 func (p *parser) frontMatter(src string) Profile {
 	var prof Profile
+	root := p.frontMatterMapping(src)
+	if root == nil {
+		return prof
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, value := root.Content[i], root.Content[i+1]
+		if prev, dup := seen[key.Value]; dup {
+			p.fail(key.Line, "%q is given twice (first at line %d)", key.Value, prev)
+			continue
+		}
+		seen[key.Value] = key.Line
+		p.setKey(&prof, key, value)
+	}
+	if prof.Description == "" && seen["description"] == 0 {
+		p.fail(1, "the front matter has no description: say in a sentence what the agent is for (models read it to choose an agent)")
+	} else if prof.Description == "" {
+		p.fail(seen["description"], "the description is empty")
+	}
+	return prof
+}
+
+// frontMatterMapping parses the front matter's YAML into its mapping of keys
+// to values; nil, with the reason recorded, when it is not one.
+func (p *parser) frontMatterMapping(src string) *yaml.Node {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
 		msg := err.Error()
@@ -194,82 +219,72 @@ func (p *parser) frontMatter(src string) Profile {
 			}
 		}
 		p.fail(line, "front matter is not valid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
-		return prof
+		return nil
 	}
 	if len(doc.Content) == 0 {
 		p.fail(1, "the front matter is empty: it needs at least a description")
-		return prof
+		return nil
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		p.fail(root.Line, "the front matter must be keys and values (name: ..., description: ...)")
-		return prof
+		return nil
 	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		key, value := root.Content[i], root.Content[i+1]
-		if prev, dup := seen[key.Value]; dup {
-			p.fail(key.Line, "%q is given twice (first at line %d)", key.Value, prev)
-			continue
+	return root
+}
+
+// setKey sets the field of prof that one front matter key gives.
+func (p *parser) setKey(prof *Profile, key, value *yaml.Node) {
+	switch key.Value {
+	case "name":
+		prof.Name = p.str(key, value)
+		if prof.Name != "" && !namePattern.MatchString(prof.Name) {
+			p.fail(value.Line, "name %q: use 1 to 64 lowercase letters, digits, '-' and '_', starting with a letter or digit", prof.Name)
 		}
-		seen[key.Value] = key.Line
-		switch key.Value {
-		case "name":
-			prof.Name = p.str(key, value)
-			if prof.Name != "" && !namePattern.MatchString(prof.Name) {
-				p.fail(value.Line, "name %q: use 1 to 64 lowercase letters, digits, '-' and '_', starting with a letter or digit", prof.Name)
-			}
-		case "description":
-			prof.Description = strings.TrimSpace(p.str(key, value))
-		case "model":
-			prof.Model = strings.TrimSpace(p.str(key, value))
-			if strings.ContainsAny(prof.Model, " \t\n") {
-				p.fail(value.Line, "model %q: a model is one word, like anthropic/claude-sonnet-4-5", prof.Model)
-			}
-		case "tools":
-			prof.Tools = p.toolList(value)
-		case "max_steps":
-			n, err := strconv.Atoi(value.Value)
-			if value.Kind != yaml.ScalarNode || err != nil || n < 0 {
-				p.fail(value.Line, "max_steps must be a whole number, 0 or more (0 means the default)")
-			}
-			prof.MaxSteps = n
-		case "sandbox":
-			if value.Kind != yaml.ScalarNode {
-				p.fail(value.Line, "sandbox must be text: workspace-write, read-only or off")
-				continue
-			}
-			mode, err := sandbox.ParseMode(value.Value)
-			if err != nil {
-				p.fail(value.Line, "sandbox: %v", err)
-			}
-			prof.Sandbox = mode
-		case "isolation":
-			switch {
-			case value.Kind != yaml.ScalarNode:
-				p.fail(value.Line, "isolation must be text: worktree or none")
-			case value.Value == "worktree":
-				prof.Isolation = value.Value
-			case value.Value != "none":
-				p.fail(value.Line, "isolation: unknown isolation %q (want \"worktree\" or \"none\")", value.Value)
-			}
-		default:
-			if p.claude {
-				// Claude Code's own keys; maxTurns is our max_steps.
-				if n, err := strconv.Atoi(value.Value); key.Value == "maxTurns" && err == nil && n > 0 {
-					prof.MaxSteps = n
-				}
-				continue
-			}
-			p.fail(key.Line, "unknown key %q; the keys are %s", key.Value, strings.Join(knownKeys, ", "))
+	case "description":
+		prof.Description = strings.TrimSpace(p.str(key, value))
+	case "model":
+		prof.Model = strings.TrimSpace(p.str(key, value))
+		if strings.ContainsAny(prof.Model, " \t\n") {
+			p.fail(value.Line, "model %q: a model is one word, like anthropic/claude-sonnet-4-5", prof.Model)
 		}
+	case "tools":
+		prof.Tools = p.toolList(value)
+	case "max_steps":
+		n, err := strconv.Atoi(value.Value)
+		if value.Kind != yaml.ScalarNode || err != nil || n < 0 {
+			p.fail(value.Line, "max_steps must be a whole number, 0 or more (0 means the default)")
+		}
+		prof.MaxSteps = n
+	case "sandbox":
+		if value.Kind != yaml.ScalarNode {
+			p.fail(value.Line, "sandbox must be text: workspace-write, read-only or off")
+			return
+		}
+		mode, err := sandbox.ParseMode(value.Value)
+		if err != nil {
+			p.fail(value.Line, "sandbox: %v", err)
+		}
+		prof.Sandbox = mode
+	case "isolation":
+		switch {
+		case value.Kind != yaml.ScalarNode:
+			p.fail(value.Line, "isolation must be text: worktree or none")
+		case value.Value == "worktree":
+			prof.Isolation = value.Value
+		case value.Value != "none":
+			p.fail(value.Line, "isolation: unknown isolation %q (want \"worktree\" or \"none\")", value.Value)
+		}
+	default:
+		if p.claude {
+			// Claude Code's own keys; maxTurns is our max_steps.
+			if n, err := strconv.Atoi(value.Value); key.Value == "maxTurns" && err == nil && n > 0 {
+				prof.MaxSteps = n
+			}
+			return
+		}
+		p.fail(key.Line, "unknown key %q; the keys are %s", key.Value, strings.Join(knownKeys, ", "))
 	}
-	if prof.Description == "" && seen["description"] == 0 {
-		p.fail(1, "the front matter has no description: say in a sentence what the agent is for (models read it to choose an agent)")
-	} else if prof.Description == "" {
-		p.fail(seen["description"], "the description is empty")
-	}
-	return prof
 }
 
 // isParserError tells yaml.v3's parser errors from its scanner errors,

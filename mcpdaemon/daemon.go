@@ -214,101 +214,127 @@ type ServeOptions struct {
 // has been idle for opts.Idle (nil) or ctx ends (ctx's error). It closes
 // ln, which removes the socket.
 func Serve(ctx context.Context, ln net.Listener, opts ServeOptions) error {
-	idle := opts.Idle
-	if idle <= 0 {
-		idle = DefaultIdle
+	s := &server{ln: ln, opts: opts, idle: opts.Idle, logf: opts.Logf, last: time.Now()}
+	if s.idle <= 0 {
+		s.idle = DefaultIdle
 	}
-	logf := opts.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
+	if s.logf == nil {
+		s.logf = func(string, ...any) {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var (
-		mu      sync.Mutex
-		conns   int
-		last    = time.Now()
-		closing bool
-		wg      sync.WaitGroup
-	)
-	stop := func() {
-		mu.Lock()
-		closing = true
-		mu.Unlock()
-		ln.Close()
-	}
 	acceptErr := make(chan error, 1)
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				acceptErr <- err
-				return
-			}
-			mu.Lock()
-			if closing {
-				// Too late: the client sees its connection end unanswered
-				// and starts another server.
-				mu.Unlock()
-				conn.Close()
-				continue
-			}
-			conns++
-			wg.Add(1)
-			mu.Unlock()
-			go func() {
-				defer wg.Done()
-				opts.Handle(ctx, conn)
-				conn.Close()
-				mu.Lock()
-				conns--
-				last = time.Now()
-				mu.Unlock()
-			}()
-		}
-	}()
-	tick := time.NewTicker(min(max(idle/4, 10*time.Millisecond), time.Second))
+	go s.accept(ctx, acceptErr)
+	tick := time.NewTicker(min(max(s.idle/4, 10*time.Millisecond), time.Second))
 	defer tick.Stop()
-	defer wg.Wait()
+	defer s.wg.Wait()
 	for {
 		select {
 		case <-ctx.Done():
-			stop()
+			s.stop()
 			<-acceptErr
 			return ctx.Err()
 		case err := <-acceptErr:
-			stop()
+			s.stop()
 			return fmt.Errorf("accept: %w", err)
 		case <-tick.C:
 		}
-		mu.Lock()
-		n := conns
-		mu.Unlock()
-		if n > 0 {
-			continue
-		}
-		if opts.Busy != nil {
-			busy, err := opts.Busy(ctx)
-			if err != nil {
-				logf("cannot tell whether tasks still run: %v", err)
-				busy = true // never leave a task behind on a doubt
-			}
-			if busy {
-				mu.Lock()
-				last = time.Now()
-				mu.Unlock()
-				continue
-			}
-		}
-		mu.Lock()
-		if conns == 0 && time.Since(last) >= idle {
-			closing = true
-			mu.Unlock()
+		if s.closeIfIdle(ctx) {
 			ln.Close()
 			<-acceptErr
-			logf("no connection and no task for %s: exiting", idle)
+			s.logf("no connection and no task for %s: exiting", s.idle)
 			return nil
 		}
-		mu.Unlock()
 	}
+}
+
+// server is the state of one Serve: the connections being served and
+// since when none has been.
+type server struct {
+	ln   net.Listener
+	opts ServeOptions
+	idle time.Duration
+	logf func(format string, args ...any)
+	wg   sync.WaitGroup
+
+	mu      sync.Mutex
+	conns   int
+	last    time.Time
+	closing bool
+}
+
+// stop refuses the connections still to come and closes the listener.
+func (s *server) stop() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.ln.Close()
+}
+
+// accept serves every connection in a goroutine of its own, until the
+// listener fails or is closed, which it sends on errc.
+func (s *server) accept(ctx context.Context, errc chan<- error) {
+	for {
+		conn, err := s.ln.Accept()
+		if err != nil {
+			errc <- err
+			return
+		}
+		s.mu.Lock()
+		if s.closing {
+			// Too late: the client sees its connection end unanswered
+			// and starts another server.
+			s.mu.Unlock()
+			conn.Close()
+			continue
+		}
+		s.conns++
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go s.handle(ctx, conn)
+	}
+}
+
+func (s *server) handle(ctx context.Context, conn net.Conn) {
+	defer s.wg.Done()
+	s.opts.Handle(ctx, conn)
+	conn.Close()
+	s.mu.Lock()
+	s.conns--
+	s.last = time.Now()
+	s.mu.Unlock()
+}
+
+// closeIfIdle reports whether the server has had no connection and no
+// busy task for its idle time; if so it refuses connections from now on,
+// decided in the same critical section as the count, so that a connection
+// that arrives meanwhile is refused (its client starts another server)
+// rather than cut off by a server on its way out.
+func (s *server) closeIfIdle(ctx context.Context) bool {
+	s.mu.Lock()
+	n := s.conns
+	s.mu.Unlock()
+	if n > 0 {
+		return false
+	}
+	if s.opts.Busy != nil {
+		busy, err := s.opts.Busy(ctx)
+		if err != nil {
+			s.logf("cannot tell whether tasks still run: %v", err)
+			busy = true // never leave a task behind on a doubt
+		}
+		if busy {
+			s.mu.Lock()
+			s.last = time.Now()
+			s.mu.Unlock()
+			return false
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conns == 0 && time.Since(s.last) >= s.idle {
+		s.closing = true
+		return true
+	}
+	return false
 }

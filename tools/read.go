@@ -81,9 +81,8 @@ func readFile(ctx context.Context, ws *Workspace, in readInput) (Result, error) 
 		return Result{Output: fmt.Sprintf("[%s is empty]", rel)}, nil
 	}
 
-	var out strings.Builder
+	pg := readPage{offset: offset, limit: limit}
 	lines := newLineReader(r)
-	shown, chars, capped := 0, 0, false
 	for {
 		if lines.n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -97,39 +96,57 @@ func readFile(ctx context.Context, ws *Workspace, in readInput) (Result, error) 
 		if !ok {
 			break
 		}
-		if lines.n < offset {
-			continue
-		}
-		if shown == limit || capped {
-			// Count the rest so the note can say how long the file is.
-			continue
-		}
-		text, cut := cutLine(line, lines.longBy)
-		if chars+utf8.RuneCountInString(text) > MaxReadChars && shown > 0 {
-			capped = true
-			continue
-		}
-		chars += utf8.RuneCountInString(text)
-		out.WriteString(lineNumber(lines.n))
-		out.WriteString(text)
-		if cut > 0 {
-			fmt.Fprintf(&out, " [line cut: %d more characters]", cut)
-		}
-		out.WriteByte('\n')
-		shown++
+		pg.add(lines.n, line, lines.longBy)
 	}
 	total := lines.n
 	if offset > total {
 		return Errorf("offset %d is past the end of %s, which has %d lines", offset, rel, total), nil
 	}
-	last := offset + shown - 1
-	switch {
-	case capped:
-		fmt.Fprintf(&out, "[output capped at %d characters: showing lines %d-%d of %d; continue with offset=%d]", MaxReadChars, offset, last, total, last+1)
-	case last < total:
-		fmt.Fprintf(&out, "[showing lines %d-%d of %d; continue with offset=%d]", offset, last, total, last+1)
+	return Result{Output: pg.finish(total)}, nil
+}
+
+// readPage is what read shows of a file: its numbered lines from offset
+// on, at most limit of them and MaxReadChars characters of their content.
+type readPage struct {
+	offset, limit int
+	out           strings.Builder
+	shown, chars  int
+	capped        bool
+}
+
+// add shows line n (whose reader dropped longBy characters of it) when it
+// belongs on the page. The lines after the page are still read, so that
+// the note can say how long the file is.
+func (p *readPage) add(n int, line []byte, longBy int) {
+	if n < p.offset || p.shown == p.limit || p.capped {
+		return
 	}
-	return Result{Output: out.String()}, nil
+	text, cut := cutLine(line, longBy)
+	if p.chars+utf8.RuneCountInString(text) > MaxReadChars && p.shown > 0 {
+		p.capped = true
+		return
+	}
+	p.chars += utf8.RuneCountInString(text)
+	p.out.WriteString(lineNumber(n))
+	p.out.WriteString(text)
+	if cut > 0 {
+		fmt.Fprintf(&p.out, " [line cut: %d more characters]", cut)
+	}
+	p.out.WriteByte('\n')
+	p.shown++
+}
+
+// finish returns the page, with a last line that says how to continue
+// when the file goes on past it.
+func (p *readPage) finish(total int) string {
+	last := p.offset + p.shown - 1
+	switch {
+	case p.capped:
+		fmt.Fprintf(&p.out, "[output capped at %d characters: showing lines %d-%d of %d; continue with offset=%d]", MaxReadChars, p.offset, last, total, last+1)
+	case last < total:
+		fmt.Fprintf(&p.out, "[showing lines %d-%d of %d; continue with offset=%d]", p.offset, last, total, last+1)
+	}
+	return p.out.String()
 }
 
 // isBinary reports whether the start of a file looks binary: it holds a
