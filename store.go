@@ -9,7 +9,7 @@ import (
 // than one row does it in one transaction: a crash leaves either all of it
 // or none. Implementations live in their own packages (sqlite/) and must
 // pass the conformance suite in storetest/. Consumers take the part they
-// use (Sessions, Tasks, ChangeLog, Runners, Leases, HostLinker), not the
+// use (Sessions, Tasks, ChangeLog, Runners, Leases, HostLinker, Inputs), not the
 // whole.
 //
 // Deleted sessions are invisible through this interface (ErrNotFound), but
@@ -21,6 +21,7 @@ type Store interface {
 	Runners
 	Leases
 	HostLinker
+	Inputs // input.go
 	io.Closer
 }
 

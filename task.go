@@ -115,6 +115,10 @@ type Task struct {
 	// Worktree is set for a task isolated in a git worktree of its own
 	// (isolation "worktree"): its tools work there, not in the workspace.
 	Worktree *TaskWorktree `json:"worktree,omitempty"`
+	// MayAsk is set for a task whose launcher can answer its questions
+	// (an MCP client that declared the Tasks extension): it may then wait
+	// for its user's input (see Inputs). Fixed at launch.
+	MayAsk bool `json:"may_ask,omitempty"`
 }
 
 // Isolations a task may be launched with: none (it works in the

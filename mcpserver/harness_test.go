@@ -159,6 +159,7 @@ func (h *harness) connectAt(transport, name, version, revision string, caps *mcp
 	for _, err := range []error{
 		mcp.AddSendingCustomMethod[*mcptasks.TaskParams, *mcptasks.Task](client, mcptasks.MethodGet),
 		mcp.AddSendingCustomMethod[*mcptasks.TaskParams, *mcptasks.Ack](client, mcptasks.MethodCancel),
+		mcp.AddSendingCustomMethod[*mcptasks.UpdateParams, *mcptasks.Ack](client, mcptasks.MethodUpdate),
 	} {
 		if err != nil {
 			t.Fatal(err)

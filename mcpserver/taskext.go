@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -68,9 +69,22 @@ func holderOf(req mcp.Request) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// installTasks adds the Tasks extension to the server.
+// installTasks adds the Tasks extension to the server, and lets the tasks
+// launched by a tools/call that declared it ask their user (see
+// tasks.WithUserInput): the client answers through tasks/update.
 func (s *Server) installTasks() error {
-	return mcptasks.Install(s.mcp, mcptasks.Options{Backend: taskBackend{s}, PollInterval: taskPollInterval, Logger: s.log})
+	if err := mcptasks.Install(s.mcp, mcptasks.Options{Backend: taskBackend{s}, PollInterval: taskPollInterval, Logger: s.log}); err != nil {
+		return err
+	}
+	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" && mcptasks.Declared(req) {
+				ctx = tasks.WithUserInput(ctx)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return nil
 }
 
 // deferToTask answers a superagents_task call that declared the Tasks
@@ -152,7 +166,7 @@ func (b taskBackend) Get(ctx context.Context, caller, id string) (mcptasks.State
 		return st, nil
 	case sa.TaskCompleted, sa.TaskError:
 	default:
-		return st, nil
+		return b.awaiting(ctx, t, st)
 	}
 	r, err := b.s.mgr.OutputTool(ctx, "", tasks.OutputInput{TaskID: t.ID})
 	if err != nil {
@@ -180,11 +194,61 @@ func (b taskBackend) Cancel(ctx context.Context, caller, id string) error {
 	return nil
 }
 
-// Update has nothing to deliver: superagents' tasks ask no questions of
-// the host (a command their permissions leave open is refused, and the
-// model told so), so no request is ever outstanding.
-func (b taskBackend) Update(ctx context.Context, caller, id string, _ mcp.InputResponseMap) error {
-	_, err := b.owned(ctx, caller, id)
+// awaiting reports an active task that waits for its user's input as
+// input_required, with the outstanding requests (stored, so any node
+// reports them) and what they ask as its status message.
+func (b taskBackend) awaiting(ctx context.Context, t sa.Task, st mcptasks.State) (mcptasks.State, error) {
+	if !t.MayAsk {
+		return st, nil
+	}
+	reqs, err := b.s.mgr.PendingInputs(ctx, t.ID)
+	if err != nil {
+		return mcptasks.State{}, err
+	}
+	raw := map[string]json.RawMessage{}
+	var asked []string
+	for _, r := range reqs {
+		raw[r.Key] = r.Request
+		asked = append(asked, r.Message)
+		st.UpdatedAt = r.CreatedAt
+	}
+	if len(raw) == 0 {
+		return st, nil
+	}
+	b2, err := json.Marshal(raw)
+	if err != nil {
+		return mcptasks.State{}, err
+	}
+	var m mcp.InputRequestMap
+	if err := json.Unmarshal(b2, &m); err != nil {
+		return mcptasks.State{}, fmt.Errorf("%w: task %s: a stored input request: %v", sa.ErrCorrupt, sa.ShortID(t.ID), err)
+	}
+	st.Status, st.InputRequests = mcptasks.StatusInputRequired, m
+	st.Message = "Waiting for your answer: " + strings.Join(asked, " ")
+	return st, nil
+}
+
+// Update stores the answers to a task's outstanding requests, for its run
+// to pick up on whichever node it runs; answers to anything else are
+// ignored, and a task that has ended takes none.
+func (b taskBackend) Update(ctx context.Context, caller, id string, responses mcp.InputResponseMap) error {
+	t, err := b.owned(ctx, caller, id)
+	if err != nil {
+		return err
+	}
+	answers := make(map[string]json.RawMessage, len(responses))
+	for k, r := range responses {
+		raw, err := json.Marshal(r)
+		if err != nil {
+			return fmt.Errorf("the answer to %q: %w", k, err)
+		}
+		answers[k] = raw
+	}
+	_, err = b.s.mgr.AnswerInputs(ctx, t.ID, answers)
+	var ended *sa.TaskEndedError
+	if errors.As(err, &ended) {
+		return fmt.Errorf("%w: %v", mcptasks.ErrEnded, err)
+	}
 	return err
 }
 

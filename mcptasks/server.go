@@ -27,6 +27,9 @@ var (
 	ErrForeign = errors.New("task belongs to another caller")
 	// ErrExpired: the task outlived its TTL and was discarded.
 	ErrExpired = errors.New("task has expired")
+	// ErrEnded: tasks/update of a task that has ended (completed, failed
+	// or cancelled), which awaits no input any more.
+	ErrEnded = errors.New("task has ended")
 )
 
 // Backend is the server's durable task store, seen from the extension. Each
@@ -40,7 +43,7 @@ type Backend interface {
 	// error.
 	Cancel(ctx context.Context, caller, taskID string) error
 	// Update delivers answers to the task's inputRequests. Keys that are not
-	// outstanding are to be ignored.
+	// outstanding are to be ignored; a task that has ended is ErrEnded.
 	Update(ctx context.Context, caller, taskID string, responses mcp.InputResponseMap) error
 }
 
@@ -237,6 +240,8 @@ func (x *ext) fail(method, what, id string, err error) error {
 		return &jsonrpc.Error{Code: CodeInvalidParams, Message: what + ": Task not found"}
 	case errors.Is(err, ErrExpired):
 		return &jsonrpc.Error{Code: CodeInvalidParams, Message: what + ": Task has expired"}
+	case errors.Is(err, ErrEnded):
+		return &jsonrpc.Error{Code: CodeInvalidParams, Message: what + ": Task has already ended and awaits no input"}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 
 const taskColumns = `id, parent_session_id, parent_message_id, parent_agent, description, prompt, agent, status,
 	started_at, completed_at, result_retrieved_at, result, error, progress, batch_id, resume_count, is_forked,
-	timeout_ms, runner_id, cleared_at, created_at, max_cost, max_tokens, worktree`
+	timeout_ms, runner_id, cleared_at, created_at, max_cost, max_tokens, worktree, may_ask`
 
 func scanTask(r pgx.Row) (sa.Task, error) {
 	var (
@@ -30,7 +30,7 @@ func scanTask(r pgx.Row) (sa.Task, error) {
 	err := r.Scan(&t.ID, &t.ParentSessionID, &t.ParentMessageID, binTo{&t.ParentAgent}, binTo{&t.Description},
 		binTo{&t.Prompt}, binTo{&t.Agent}, &t.Status, &started, &completed, &retrieved, binTo{&t.Result},
 		binTo{&t.Error}, &progress, binTo{&t.BatchID}, &t.ResumeCount, &t.IsForked, &timeoutMS, &t.RunnerID,
-		&cleared, &created, &t.Budget.MaxCost, &t.Budget.MaxTokens, &worktree)
+		&cleared, &created, &t.Budget.MaxCost, &t.Budget.MaxTokens, &worktree, &t.MayAsk)
 	if err != nil {
 		return sa.Task{}, err
 	}
@@ -152,11 +152,11 @@ func insertTask(ctx context.Context, tx *writeTx, t sa.Task) error {
 	}
 	b := &pgx.Batch{}
 	b.Queue(`INSERT INTO tasks (`+taskColumns+`, description_folded, tool_calls)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)`,
 		t.ID, t.ParentSessionID, t.ParentMessageID, bin(t.ParentAgent), bin(t.Description), bin(t.Prompt), bin(t.Agent),
 		string(t.Status), nanos(t.StartedAt), nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), bin(t.Result),
 		bin(t.Error), string(progress), bin(t.BatchID), t.ResumeCount, t.IsForked, t.Timeout.Duration().Milliseconds(),
-		t.RunnerID, nullNanos(t.ClearedAt), nanos(t.CreatedAt), t.Budget.MaxCost, t.Budget.MaxTokens, worktree,
+		t.RunnerID, nullNanos(t.ClearedAt), nanos(t.CreatedAt), t.Budget.MaxCost, t.Budget.MaxTokens, worktree, t.MayAsk,
 		bin(sa.FoldCase(t.Description)), t.Progress.ToolCalls)
 	if err := tx.recordAfter(ctx, b, sa.ChangeTaskCreated, t.ParentSessionID, t.ID, t); err != nil {
 		return fmt.Errorf("insert task: %w", err)

@@ -17,7 +17,7 @@ import (
 
 const taskColumns = `id, parent_session_id, parent_message_id, parent_agent, description, prompt, agent, status,
 	started_at, completed_at, result_retrieved_at, result, error, progress, batch_id, resume_count, is_forked,
-	timeout_ms, runner_id, cleared_at, created_at, max_cost, max_tokens, worktree`
+	timeout_ms, runner_id, cleared_at, created_at, max_cost, max_tokens, worktree, may_ask`
 
 func scanTask(r rowScanner) (sa.Task, error) {
 	var (
@@ -25,11 +25,11 @@ func scanTask(r rowScanner) (sa.Task, error) {
 		started, created, timeoutMS   int64
 		completed, retrieved, cleared sql.NullInt64
 		progress, worktree            []byte
-		forked                        int
+		forked, mayAsk                int
 	)
 	err := r.Scan(&t.ID, &t.ParentSessionID, &t.ParentMessageID, &t.ParentAgent, &t.Description, &t.Prompt, &t.Agent,
 		&t.Status, &started, &completed, &retrieved, &t.Result, &t.Error, &progress, &t.BatchID, &t.ResumeCount,
-		&forked, &timeoutMS, &t.RunnerID, &cleared, &created, &t.Budget.MaxCost, &t.Budget.MaxTokens, &worktree)
+		&forked, &timeoutMS, &t.RunnerID, &cleared, &created, &t.Budget.MaxCost, &t.Budget.MaxTokens, &worktree, &mayAsk)
 	if err != nil {
 		return sa.Task{}, err
 	}
@@ -41,7 +41,7 @@ func scanTask(r rowScanner) (sa.Task, error) {
 	}
 	t.StartedAt, t.CreatedAt = fromNanos(started), fromNanos(created)
 	t.CompletedAt, t.ResultRetrievedAt, t.ClearedAt = fromNullNanos(completed), fromNullNanos(retrieved), fromNullNanos(cleared)
-	t.IsForked, t.Timeout = forked != 0, sa.Seconds(time.Duration(timeoutMS)*time.Millisecond)
+	t.IsForked, t.MayAsk, t.Timeout = forked != 0, mayAsk != 0, sa.Seconds(time.Duration(timeoutMS)*time.Millisecond)
 	return t, nil
 }
 
@@ -129,11 +129,11 @@ func insertTask(ctx context.Context, tx *writeTx, t sa.Task) error {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.ParentSessionID, t.ParentMessageID, t.ParentAgent, t.Description, t.Prompt, t.Agent, t.Status,
 		nanos(t.StartedAt), nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), t.Result, t.Error, progress,
 		t.BatchID, t.ResumeCount, boolInt(t.IsForked), t.Timeout.Duration().Milliseconds(), t.RunnerID, nullNanos(t.ClearedAt),
-		nanos(t.CreatedAt), t.Budget.MaxCost, t.Budget.MaxTokens, string(worktree))
+		nanos(t.CreatedAt), t.Budget.MaxCost, t.Budget.MaxTokens, string(worktree), boolInt(t.MayAsk))
 	if err != nil {
 		return fmt.Errorf("insert task: %w", err)
 	}

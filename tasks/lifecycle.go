@@ -138,6 +138,7 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 			Timeout:         sa.Seconds(timeout),
 			Budget:          budget,
 			RunnerID:        QueueRunner,
+			MayAsk:          userInput(ctx),
 		},
 		Fork:            req.Fork,
 		Session:         sa.NewSession{Agent: profile.Name, Model: model, Title: strings.TrimSpace(req.Description), Origin: sa.OriginTask, Messages: first},
@@ -617,6 +618,7 @@ func (m *Manager) execute(r *run) {
 	}
 	ctx, cancel := context.WithTimeoutCause(r.ctx, cmpDuration(r.task.Timeout.Duration(), m.limits.Timeout.Duration), errTimedOut)
 	defer cancel()
+	ctx = m.withAsker(ctx, r)
 	go m.watchActivity(ctx, r)
 
 	// The task's session is its own: its run holds the session's lease,

@@ -107,17 +107,28 @@ func (m *Manager) defineTools() (toolDefs, error) {
 }
 
 // ToolsFor returns the task tools an agent of a session is offered for one
-// turn, or none when the session is at the spawn depth limit.
+// turn, or none when the session is at the spawn depth limit; and
+// superagents_ask when the turn can ask its user.
 func (m *Manager) ToolsFor(ctx context.Context, sessionID string) ([]tools.Tool, error) {
 	depth, err := m.Depth(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
+	var list []tools.Tool
+	// A turn whose user can be asked (see withAsker) can ask them, at any
+	// depth.
+	if asker := tools.AskerFrom(ctx); asker != nil {
+		ask, err := askTool(asker)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, ask)
+	}
 	if depth >= m.limits.SpawnDepth {
-		return nil, nil
+		return list, nil
 	}
 	d := m.defs
-	return []tools.Tool{
+	list = append(list,
 		d.task.Bind(func(ctx context.Context, in TaskInput) (tools.Result, error) {
 			return asResult(ctx)(m.TaskTool(ctx, sessionID, in))
 		}),
@@ -133,7 +144,8 @@ func (m *Manager) ToolsFor(ctx context.Context, sessionID string) ([]tools.Tool,
 		d.clear.Bind(func(ctx context.Context, _ ClearInput) (tools.Result, error) {
 			return asResult(ctx)(m.ClearTool(ctx, sessionID))
 		}),
-	}, nil
+	)
+	return list, nil
 }
 
 // asResult turns a handler's reply into a tool result: its text, or its

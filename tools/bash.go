@@ -133,7 +133,21 @@ func newBash(ws *Workspace, opts BashOptions, sb *sandbox.Sandbox) (Tool, error)
 			return Errorf("command is empty"), nil
 		}
 		if err := opts.Rules.Check(in.Command); err != nil {
-			return Errorf("%v", err), nil
+			var na *NotAllowedError
+			if !errors.As(err, &na) || !opts.Rules.Asks() {
+				return Errorf("%v", err), nil
+			}
+			asker := AskerFrom(ctx)
+			if asker == nil {
+				return Errorf("%v; %v", err, errNobodyToAsk), nil
+			}
+			refusal, err := askToRun(ctx, asker, in.Command, na)
+			if err != nil {
+				return Result{}, err
+			}
+			if refusal != nil {
+				return Errorf("%v", refusal), nil
+			}
 		}
 		timeout := opts.Timeout
 		if in.TimeoutSeconds < 0 {

@@ -19,6 +19,7 @@ import (
 //	[permissions.bash]
 //	allow = []                        # empty: every command not denied
 //	deny  = ["rm -rf /", "sudo", "git push"]
+//	unlisted = "refuse"               # or "ask": ask the task's user about a command not allowed
 //	[permissions.agents.reviewer]     # an agent's own rules, added to the above
 //	read_only = true
 //
@@ -69,10 +70,26 @@ type Rules struct {
 //     is not denied.
 //
 // When there are rules and the command cannot be parsed, it is refused.
+//
+// Unlisted says what becomes of a command the allow list does not allow
+// (never of a denied one): "refuse" (the default, also when empty) or
+// "ask": a task whose user can be asked (see Asker) waits for the user to
+// allow or refuse it; elsewhere it is refused.
 type BashRules struct {
-	Allow []string `toml:"allow"`
-	Deny  []string `toml:"deny"`
+	Allow    []string `toml:"allow"`
+	Deny     []string `toml:"deny"`
+	Unlisted string   `toml:"unlisted"`
 }
+
+// What BashRules.Unlisted may say.
+const (
+	UnlistedRefuse = "refuse"
+	UnlistedAsk    = "ask"
+)
+
+// Asks reports whether a command the allow list does not allow is to be
+// asked about.
+func (b BashRules) Asks() bool { return b.Unlisted == UnlistedAsk }
 
 // Validate reports malformed patterns and agent names.
 func (p Policy) Validate() error {
@@ -95,8 +112,9 @@ func (p Policy) Validate() error {
 // ForAgent returns the rules that apply to the named agent.
 func (p Policy) ForAgent(agent string) Rules {
 	r := Rules{ReadOnly: p.ReadOnly, Bash: BashRules{
-		Allow: slices.Clone(p.Bash.Allow),
-		Deny:  slices.Clone(p.Bash.Deny),
+		Allow:    slices.Clone(p.Bash.Allow),
+		Deny:     slices.Clone(p.Bash.Deny),
+		Unlisted: p.Bash.Unlisted,
 	}}
 	own, ok := p.Agents[agent]
 	if !ok {
@@ -106,6 +124,9 @@ func (p Policy) ForAgent(agent string) Rules {
 	r.Bash.Deny = append(r.Bash.Deny, own.Bash.Deny...)
 	if own.Bash.Allow != nil {
 		r.Bash.Allow = slices.Clone(own.Bash.Allow)
+	}
+	if own.Bash.Unlisted != "" {
+		r.Bash.Unlisted = own.Bash.Unlisted
 	}
 	return r
 }
@@ -126,6 +147,11 @@ func (b BashRules) Validate() error {
 	}
 	check("allow", b.Allow)
 	check("deny", b.Deny)
+	switch b.Unlisted {
+	case "", UnlistedRefuse, UnlistedAsk:
+	default:
+		errs = append(errs, fmt.Errorf("bash.unlisted: %q is not a choice: use %q (the default) or %q", b.Unlisted, UnlistedRefuse, UnlistedAsk))
+	}
 	return errors.Join(errs...)
 }
 
@@ -166,10 +192,22 @@ func (b BashRules) Check(command string) error {
 			return matchesAt(strings.Fields(p), words, 0, false)
 		})
 		if !allowed {
-			return fmt.Errorf("%q is not allowed by the permission policy; allowed commands: %s", strings.Join(words, " "), strings.Join(b.Allow, ", "))
+			return &NotAllowedError{Command: strings.Join(words, " "), Allow: b.Allow}
 		}
 	}
 	return nil
+}
+
+// NotAllowedError refuses a simple command the allow list does not allow
+// (one not denied: a denied command is refused with a plain error).
+type NotAllowedError struct {
+	// Command is the simple command refused; Allow the allow list.
+	Command string
+	Allow   []string
+}
+
+func (e *NotAllowedError) Error() string {
+	return fmt.Sprintf("%q is not allowed by the permission policy; allowed commands: %s", e.Command, strings.Join(e.Allow, ", "))
 }
 
 // maxScriptNesting bounds how deep bash -c "bash -c '...'" is followed.
