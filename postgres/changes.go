@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/storekit"
 )
 
 // keepChanges is how many entries the change log keeps; older ones are
@@ -124,11 +125,8 @@ func (s *Store) listenOnce(ctx context.Context) error {
 
 // Changes returns the change log after an ID, oldest first.
 func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]sa.Change, error) {
-	if limit <= 0 {
-		limit = 1000
-	}
 	rows, err := s.pool.Query(ctx, `SELECT id, kind, session_id, task_id, data, created_at
-		FROM changes WHERE id > $1 ORDER BY id LIMIT $2`, after, limit)
+		FROM changes WHERE id > $1 ORDER BY id LIMIT $2`, after, storekit.ChangesLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("read changes: %w", err)
 	}
@@ -157,8 +155,8 @@ func (s *Store) LastChangeID(ctx context.Context) (int64, error) {
 
 // RegisterRunner records a runner.
 func (s *Store) RegisterRunner(ctx context.Context, r sa.Runner) error {
-	if r.ID == "" || !storable(r.ID) {
-		return fmt.Errorf("%w: a runner needs an id (printable text)", sa.ErrInvalid)
+	if err := storekit.CheckRunner(r); err != nil {
+		return err
 	}
 	now := s.now()
 	if r.Host == "" {
@@ -174,7 +172,7 @@ func (s *Store) RegisterRunner(ctx context.Context, r sa.Runner) error {
 
 // TouchRunner marks a runner alive now.
 func (s *Store) TouchRunner(ctx context.Context, id string) error {
-	if !storable(id) {
+	if !storekit.Storable(id) {
 		return fmt.Errorf("runner %s: %w", id, sa.ErrNotFound)
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE runners SET seen_at = $1 WHERE id = $2`, nanos(s.now()), id)
@@ -190,7 +188,7 @@ func (s *Store) TouchRunner(ctx context.Context, id string) error {
 // RemoveRunner deletes a runner and the turn leases it holds, in one
 // transaction.
 func (s *Store) RemoveRunner(ctx context.Context, id string) error {
-	if !storable(id) {
+	if !storekit.Storable(id) {
 		return nil
 	}
 	err := s.inWrite(ctx, func(tx *writeTx) error {

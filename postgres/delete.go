@@ -10,38 +10,14 @@ import (
 	"github.com/superagents/superagents/internal/storekit"
 )
 
-// DeleteSession deletes a live session. It is hidden at once (gone from
-// listings, unresolvable, unusable as a parent), its tasks leave every
-// listing, and its rows are reclaimed as far as no descendant needs them:
-// entirely when nothing was forked from it, otherwise only the messages
-// after its children's latest fork point. Reclaiming a session may free
-// its deleted parent in turn, so it walks up the chain.
+// DeleteSession deletes a live session, in one transaction (see
+// storekit.DeleteSession). Rows are locked before the id lock: the
+// session (which waits for forks and appends under way), then its tasks;
+// reclaiming runs under the id lock, so two deletions never reclaim at
+// once.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	err := s.inWrite(ctx, func(tx *writeTx) error {
-		// Rows are locked before the id lock: the session (which waits
-		// for forks and appends under way), then its tasks.
-		if _, err := liveSession(ctx, tx, id, lockDelete); err != nil {
-			return err
-		}
-		rows, err := tx.Query(ctx, `SELECT id FROM tasks WHERE parent_session_id = $1 AND cleared_at IS NULL
-			ORDER BY id FOR UPDATE`, id)
-		if err != nil {
-			return fmt.Errorf("clear tasks: %w", err)
-		}
-		tasks, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return fmt.Errorf("clear tasks: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE sessions SET deleted_at = $1 WHERE id = $2`, nanos(tx.now), id); err != nil {
-			return fmt.Errorf("mark deleted: %w", err)
-		}
-		if err := tx.record(ctx, sa.ChangeSessionDeleted, id, "", map[string]string{"id": id}); err != nil {
-			return err
-		}
-		if err := clearTasks(ctx, tx, tasks); err != nil {
-			return err
-		}
-		return reclaim(ctx, tx, id)
+		return storekit.DeleteSession(ctx, tx, id, tx.now)
 	})
 	if err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
@@ -49,57 +25,61 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	return nil
 }
 
-// reclaim frees what deleted sessions no longer need, starting at id and
-// going up through deleted ancestors. Live sessions keep everything. It
-// runs under the id lock, so two deletions never reclaim at once.
-func reclaim(ctx context.Context, tx *writeTx, id string) error {
-	for id != "" {
-		var parent *string
-		var deleted *int64
-		err := tx.QueryRow(ctx, `SELECT parent_id, deleted_at FROM sessions WHERE id = $1`, id).Scan(&parent, &deleted)
-		if err != nil {
-			return fmt.Errorf("reclaim %s: %w", id, err)
-		}
-		if deleted == nil {
-			return nil
-		}
-		var children int
-		var lastForkPoint *int64
-		err = tx.QueryRow(ctx,
-			`SELECT COUNT(*), MAX(fork_message_id) FROM sessions WHERE parent_id = $1`, id).Scan(&children, &lastForkPoint)
-		if err != nil {
-			return fmt.Errorf("reclaim %s: %w", id, err)
-		}
-		if children > 0 {
-			// Children inherit this session's messages up to their fork
-			// points only; later ones are nobody's.
-			if _, err := tx.Exec(ctx, `DELETE FROM messages WHERE session_id = $1 AND id > $2`, id, *lastForkPoint); err != nil {
-				return fmt.Errorf("reclaim messages of %s: %w", id, err)
-			}
-			return nil
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM messages WHERE session_id = $1`, id); err != nil {
-			return fmt.Errorf("reclaim messages of %s: %w", id, err)
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM sessions WHERE id = $1`, id); err != nil {
-			return fmt.Errorf("reclaim session %s: %w", id, err)
-		}
-		id = ""
-		if parent != nil {
-			id = *parent
-		}
-	}
-	return nil
+// LockForDelete checks that a session is live, locking its row.
+func (tx *writeTx) LockForDelete(ctx context.Context, id string) error {
+	_, err := liveSession(ctx, tx, id, lockDelete)
+	return err
 }
 
-// clearTasks removes a deleted parent's tasks (locked by the caller) from
-// listings, ending the active ones as cancelled.
-func clearTasks(ctx context.Context, tx *writeTx, ids []string) error {
-	for _, id := range ids {
-		_, err := updateTask(ctx, tx, id, storekit.ClearForDeletedParent(tx.now))
-		if err != nil {
-			return fmt.Errorf("clear task %s: %w", id, err)
-		}
+// UnclearedTasks lists the ids of a session's tasks not cleared yet,
+// locking their rows in the order of their ids.
+func (tx *writeTx) UnclearedTasks(ctx context.Context, parentID string) ([]string, error) {
+	rows, err := tx.Query(ctx, `SELECT id FROM tasks WHERE parent_session_id = $1 AND cleared_at IS NULL
+		ORDER BY id FOR UPDATE`, parentID)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// MarkDeleted hides a session and records its deletion.
+func (tx *writeTx) MarkDeleted(ctx context.Context, id string) error {
+	if _, err := tx.Exec(ctx, `UPDATE sessions SET deleted_at = $1 WHERE id = $2`, nanos(tx.now), id); err != nil {
+		return fmt.Errorf("mark deleted: %w", err)
+	}
+	return tx.record(ctx, sa.ChangeSessionDeleted, id, "", map[string]string{"id": id})
+}
+
+// SessionRow reads a session's parent and whether it is deleted.
+func (tx *writeTx) SessionRow(ctx context.Context, id string) (string, bool, error) {
+	var parent *string
+	var deleted *int64
+	err := tx.QueryRow(ctx, `SELECT parent_id, deleted_at FROM sessions WHERE id = $1`, id).Scan(&parent, &deleted)
+	if err != nil || parent == nil {
+		return "", deleted != nil, err
+	}
+	return *parent, deleted != nil, nil
+}
+
+// Children counts a session's children and gives their latest fork point.
+func (tx *writeTx) Children(ctx context.Context, id string) (int, int64, error) {
+	var n int
+	var last *int64
+	err := tx.QueryRow(ctx, `SELECT COUNT(*), MAX(fork_message_id) FROM sessions WHERE parent_id = $1`, id).Scan(&n, &last)
+	if err != nil || last == nil {
+		return n, 0, err
+	}
+	return n, *last, nil
+}
+
+// DeleteMessages deletes a session's own messages after a message id.
+func (tx *writeTx) DeleteMessages(ctx context.Context, id string, after int64) error {
+	_, err := tx.Exec(ctx, `DELETE FROM messages WHERE session_id = $1 AND id > $2`, id, after)
+	return err
+}
+
+// DeleteSessionRow deletes a session's row.
+func (tx *writeTx) DeleteSessionRow(ctx context.Context, id string) error {
+	_, err := tx.Exec(ctx, `DELETE FROM sessions WHERE id = $1`, id)
+	return err
 }

@@ -1,11 +1,9 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -25,13 +23,6 @@ func scanHostLink(r pgx.Row) (sa.HostLink, error) {
 	}
 	l.UpdatedAt = fromNanos(updated)
 	return l, nil
-}
-
-func checkHostLink(l sa.HostLink) error {
-	if strings.TrimSpace(l.Host) == "" || strings.TrimSpace(l.HostSessionID) == "" {
-		return fmt.Errorf("%w: a host link needs the host and its session id", sa.ErrInvalid)
-	}
-	return nil
 }
 
 // HostLink returns the link of a host session to a live session.
@@ -61,7 +52,7 @@ func liveHostLink(ctx context.Context, q querier, host, hostSessionID, lock stri
 func (s *Store) SessionHostLinks(ctx context.Context, sessionIDs []string) (map[string]sa.HostLink, error) {
 	ids := make([]string, 0, len(sessionIDs))
 	for _, id := range sessionIDs {
-		if storable(id) { // no other id can be stored
+		if storekit.Storable(id) { // no other id can be stored
 			ids = append(ids, id)
 		}
 	}
@@ -84,46 +75,21 @@ func (s *Store) SessionHostLinks(ctx context.Context, sessionIDs []string) (map[
 }
 
 // CreateHostSession creates a session with its first messages and its
-// link, in one transaction. Imports of one host session, on any node, run
-// one after the other under an advisory lock on its key (the link's row
-// may not exist yet to be locked), so only the first creates a session.
+// link, in one transaction (see storekit.CreateHostSession). Imports of
+// one host session, on any node, run one after the other under an
+// advisory lock on its key (the link's row may not exist yet to be
+// locked), so only the first creates a session.
 func (s *Store) CreateHostSession(ctx context.Context, ns sa.NewSession, link sa.HostLink) (sa.Session, sa.HostLink, error) {
-	if err := checkHostLink(link); err != nil {
+	if err := storekit.CheckHostLink(link); err != nil {
 		return sa.Session{}, sa.HostLink{}, err
 	}
 	if err := storekit.ValidateMessages(ns.Messages); err != nil {
 		return sa.Session{}, sa.HostLink{}, err
 	}
 	var sess sa.Session
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		// Taken before the id lock (insertSession takes it), as every
-		// other lock is.
-		key := lockKey("host-link", s.schema+"\x00"+link.Host+"\x00"+link.HostSessionID)
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, key); err != nil {
-			return fmt.Errorf("lock host link: %w", err)
-		}
-		if old, err := liveHostLink(ctx, tx, link.Host, link.HostSessionID, ""); err == nil {
-			return fmt.Errorf("%w: %s session %s is imported already, as session %s", sa.ErrConflict, link.Host, link.HostSessionID, old.SessionID)
-		} else if !errors.Is(err, sa.ErrNotFound) {
-			return err
-		}
-		sess = sa.Session{ID: s.newID(), Agent: ns.Agent, Model: ns.Model, Title: ns.Title, Origin: cmp.Or(ns.Origin, sa.OriginImport), CreatedAt: tx.now}
-		if err := insertSession(ctx, tx, sess); err != nil {
-			return err
-		}
-		if _, err := insertMessages(ctx, tx, sess.ID, ns.Messages); err != nil {
-			return err
-		}
-		link.SessionID, link.UpdatedAt = sess.ID, tx.now
-		_, err := tx.Exec(ctx, `INSERT INTO host_links (host, host_session_id, session_id, position, updated_at)
-			VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (host, host_session_id) DO UPDATE SET session_id = excluded.session_id,
-				position = excluded.position, updated_at = excluded.updated_at`,
-			bin(link.Host), bin(link.HostSessionID), link.SessionID, bin(link.Position), nanos(tx.now))
-		if err != nil {
-			return fmt.Errorf("insert host link: %w", err)
-		}
-		return nil
+	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
+		sess, link, err = storekit.CreateHostSession(ctx, tx, s.newID(), ns, link, tx.now)
+		return err
 	})
 	if err != nil {
 		return sa.Session{}, sa.HostLink{}, fmt.Errorf("create session from %s: %w", link.Host, err)
@@ -132,46 +98,56 @@ func (s *Store) CreateHostSession(ctx context.Context, ns sa.NewSession, link sa
 }
 
 // AppendHost appends messages to a linked session and moves its position,
-// in one transaction. The session's row is locked before the link's, the
-// order DeleteSession takes them in (its reclaim deletes the link).
+// in one transaction (see storekit.AppendHost). The session's row is
+// locked before the link's, the order DeleteSession takes them in (its
+// reclaim deletes the link).
 func (s *Store) AppendHost(ctx context.Context, link sa.HostLink, from string, msgs ...sa.Message) ([]sa.Message, sa.HostLink, error) {
-	if err := checkHostLink(link); err != nil {
+	if err := storekit.CheckHostLink(link); err != nil {
 		return nil, sa.HostLink{}, err
 	}
 	if err := storekit.ValidateMessages(msgs); err != nil {
 		return nil, sa.HostLink{}, err
 	}
 	var stored []sa.Message
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		seen, err := liveHostLink(ctx, tx, link.Host, link.HostSessionID, "")
-		if err != nil {
-			return err
-		}
-		if _, err := liveSession(ctx, tx, seen.SessionID, lockAppend); err != nil {
-			return err
-		}
-		// Read again under the locks: another import may have moved the
-		// position, or replaced the link, meanwhile.
-		cur, err := liveHostLink(ctx, tx, link.Host, link.HostSessionID, lockAppend)
-		if err != nil {
-			return err
-		}
-		if cur.SessionID != seen.SessionID || cur.Position != from {
-			return fmt.Errorf("%w: %s session %s was imported further meanwhile", sa.ErrConflict, link.Host, link.HostSessionID)
-		}
-		link.SessionID, link.UpdatedAt = cur.SessionID, tx.now
-		if stored, err = insertMessages(ctx, tx, cur.SessionID, msgs); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `UPDATE host_links SET position = $1, updated_at = $2 WHERE host = $3 AND host_session_id = $4`,
-			bin(link.Position), nanos(tx.now), bin(link.Host), bin(link.HostSessionID))
-		if err != nil {
-			return fmt.Errorf("update host link: %w", err)
-		}
-		return nil
+	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
+		stored, link, err = storekit.AppendHost(ctx, tx, link, from, msgs, tx.now)
+		return err
 	})
 	if err != nil {
 		return nil, sa.HostLink{}, fmt.Errorf("append to session from %s: %w", link.Host, err)
 	}
 	return stored, link, nil
+}
+
+// LockImport takes the advisory lock of a host session's imports, before
+// the id lock (inserting the session takes it), as every other lock is.
+func (tx *writeTx) LockImport(ctx context.Context, host, hostSessionID string) error {
+	key := lockKey("host-link", tx.s.schema+"\x00"+host+"\x00"+hostSessionID)
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, key)
+	return err
+}
+
+// LiveHostLink reads the link of a host session to a live session,
+// locking its row as an append does if lock is set.
+func (tx *writeTx) LiveHostLink(ctx context.Context, host, hostSessionID string, lock bool) (sa.HostLink, error) {
+	if lock {
+		return liveHostLink(ctx, tx, host, hostSessionID, lockAppend)
+	}
+	return liveHostLink(ctx, tx, host, hostSessionID, "")
+}
+
+// PutHostLink writes a link, replacing one to a deleted session.
+func (tx *writeTx) PutHostLink(ctx context.Context, link sa.HostLink) error {
+	_, err := tx.Exec(ctx, `INSERT INTO host_links (host, host_session_id, session_id, position, updated_at)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host, host_session_id) DO UPDATE SET
+			session_id = excluded.session_id, position = excluded.position, updated_at = excluded.updated_at`,
+		bin(link.Host), bin(link.HostSessionID), link.SessionID, bin(link.Position), nanos(link.UpdatedAt))
+	return err
+}
+
+// MoveHostLink writes a link's new position.
+func (tx *writeTx) MoveHostLink(ctx context.Context, link sa.HostLink) error {
+	_, err := tx.Exec(ctx, `UPDATE host_links SET position = $1, updated_at = $2 WHERE host = $3 AND host_session_id = $4`,
+		bin(link.Position), nanos(link.UpdatedAt), bin(link.Host), bin(link.HostSessionID))
+	return err
 }

@@ -19,7 +19,7 @@ func (s *Store) AskInput(ctx context.Context, r sa.InputRequest) (sa.InputReques
 	if err := r.Validate(); err != nil {
 		return sa.InputRequest{}, err
 	}
-	if !storable(r.TaskID) {
+	if !storekit.Storable(r.TaskID) {
 		return sa.InputRequest{}, fmt.Errorf("ask for input: task %s: %w", r.TaskID, sa.ErrNotFound)
 	}
 	r.Response, r.AnsweredAt = nil, nil
@@ -51,7 +51,7 @@ func (s *Store) AskInput(ctx context.Context, r sa.InputRequest) (sa.InputReques
 
 // InputRequests returns the requests of a task's current run.
 func (s *Store) InputRequests(ctx context.Context, taskID string) ([]sa.InputRequest, error) {
-	if !storable(taskID) {
+	if !storekit.Storable(taskID) {
 		return nil, nil
 	}
 	reqs, err := runInputs(ctx, s.pool, taskID)
@@ -97,7 +97,7 @@ func (s *Store) AnswerInputs(ctx context.Context, taskID string, answers map[str
 	if err := storekit.ValidAnswers(answers); err != nil {
 		return nil, err
 	}
-	if !storable(taskID) {
+	if !storekit.Storable(taskID) {
 		return nil, fmt.Errorf("answer task %s: %w", taskID, sa.ErrNotFound)
 	}
 	var keys []string

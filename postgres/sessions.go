@@ -1,14 +1,12 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -27,12 +25,6 @@ type binTo struct{ p *string }
 func (b binTo) ScanBytes(v []byte) error {
 	*b.p = string(v)
 	return nil
-}
-
-// storable reports whether a string fits a TEXT column: ids and other
-// keys that hold anything else cannot be in the store.
-func storable(s string) bool {
-	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }
 
 const sessionColumns = `id, parent_id, fork_message_id, agent, model, title, origin, created_at, deleted_at`
@@ -64,12 +56,8 @@ func (s *Store) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session
 		return sa.Session{}, err
 	}
 	var sess sa.Session
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		sess = sa.Session{ID: s.newID(), Agent: ns.Agent, Model: ns.Model, Title: ns.Title, Origin: ns.Origin, CreatedAt: tx.now}
-		if err := insertSession(ctx, tx, sess); err != nil {
-			return err
-		}
-		_, err := insertMessages(ctx, tx, sess.ID, ns.Messages)
+	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
+		sess, err = storekit.CreateSession(ctx, tx, storekit.NewSession(s.newID(), ns, tx.now), ns.Messages)
 		return err
 	})
 	if err != nil {
@@ -78,11 +66,9 @@ func (s *Store) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session
 	return sess, nil
 }
 
-// insertSession writes a session row and records its creation.
-func insertSession(ctx context.Context, tx *writeTx, sess sa.Session) error {
-	if !storable(sess.ID) {
-		return fmt.Errorf("%w: session id %q", sa.ErrInvalid, sess.ID)
-	}
+// InsertSession writes a session row and records its creation, in one
+// round trip.
+func (tx *writeTx) InsertSession(ctx context.Context, sess sa.Session) error {
 	var parent *string
 	var forkPoint *int64
 	if sess.ParentID != "" {
@@ -114,16 +100,13 @@ const (
 // liveSession reads a session that exists and is not deleted, locking its
 // row as lock says ("" for none).
 func liveSession(ctx context.Context, q querier, id, lock string) (sa.Session, error) {
-	if !storable(id) {
+	if !storekit.Storable(id) {
 		return sa.Session{}, fmt.Errorf("session %s: %w", id, sa.ErrNotFound)
 	}
 	sess, err := scanSession(q.QueryRow(ctx,
 		`SELECT `+sessionColumns+` FROM sessions WHERE id = $1 AND deleted_at IS NULL`+lock, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return sa.Session{}, fmt.Errorf("session %s: %w", id, sa.ErrNotFound)
-	}
-	if err != nil {
-		return sa.Session{}, fmt.Errorf("read session %s: %w", id, err)
+	if err := storekit.ReadError(err, pgx.ErrNoRows, "session", id); err != nil {
+		return sa.Session{}, err
 	}
 	return sess, nil
 }
@@ -153,7 +136,7 @@ func resolve(ctx context.Context, q querier, what, query, ref string, binary boo
 	switch {
 	case binary:
 		rows, err = q.Query(ctx, query, bin(prefix), bin(sa.PrefixUpperBound(prefix)), storekit.MaxCandidates+1)
-	case !storable(prefix) || !storable(sa.PrefixUpperBound(prefix)):
+	case !storekit.Storable(prefix) || !storekit.Storable(sa.PrefixUpperBound(prefix)):
 		return "", sa.NotFoundf("no %s with id %s", what, ref)
 	default:
 		rows, err = q.Query(ctx, query, prefix, sa.PrefixUpperBound(prefix), storekit.MaxCandidates+1)
@@ -183,8 +166,8 @@ func limitArg(limit int) any {
 // ListSessions lists live sessions, newest first, with the number of
 // messages each stores itself and the id of the newest.
 func (s *Store) ListSessions(ctx context.Context, f sa.SessionFilter) ([]sa.SessionSummary, error) {
-	if f.Offset < 0 || f.Limit < 0 {
-		return nil, fmt.Errorf("%w: list sessions: offset and limit cannot be negative", sa.ErrInvalid)
+	if err := storekit.CheckPage("sessions", f.Offset, f.Limit); err != nil {
+		return nil, err
 	}
 	query := `SELECT ` + prefixed("s.", sessionColumns) + `,
 		(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id),
@@ -192,7 +175,7 @@ func (s *Store) ListSessions(ctx context.Context, f sa.SessionFilter) ([]sa.Sess
 		FROM sessions s WHERE s.deleted_at IS NULL`
 	args := []any{limitArg(f.Limit), f.Offset}
 	if f.ParentID != "" {
-		if !storable(f.ParentID) {
+		if !storekit.Storable(f.ParentID) {
 			return nil, nil
 		}
 		query += ` AND s.parent_id = $3`
@@ -231,22 +214,8 @@ func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) 
 		return sa.Session{}, err
 	}
 	var child sa.Session
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		parent, err := liveSession(ctx, tx, parentID, lockRead)
-		if err != nil {
-			return err
-		}
-		// A statement of its own, after the lock: read committed takes a
-		// new snapshot for it, which sees the appends the lock waited for
-		// (a subquery of the locking statement would not).
-		forkPoint, err := lastMessageID(ctx, tx, parent.ID)
-		if err != nil {
-			return err
-		}
-		if child, err = forkIn(ctx, tx, s.newID(), parent, forkPoint, opts); err != nil {
-			return err
-		}
-		_, err = insertMessages(ctx, tx, child.ID, opts.Messages)
+	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
+		child, err = storekit.Fork(ctx, tx, s.newID(), parentID, opts, tx.now)
 		return err
 	})
 	if err != nil {
@@ -255,30 +224,20 @@ func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) 
 	return child, nil
 }
 
-// forkIn inserts childID as a child of parent, whose row tx has locked,
-// at forkPoint, the parent's last message read under that lock.
-func forkIn(ctx context.Context, tx *writeTx, childID string, parent sa.Session, forkPoint int64, opts sa.ForkOptions) (sa.Session, error) {
-	child := sa.Session{
-		ID:            childID,
-		ParentID:      parent.ID,
-		ForkMessageID: forkPoint,
-		Agent:         cmp.Or(opts.Agent, parent.Agent),
-		Model:         cmp.Or(opts.Model, parent.Model),
-		Title:         opts.Title,
-		Origin:        cmp.Or(opts.Origin, sa.OriginFork),
-		CreatedAt:     tx.now,
-	}
-	if err := insertSession(ctx, tx, child); err != nil {
-		return sa.Session{}, err
-	}
-	return child, nil
+// LockParent reads a live session, locking its row against appends (not
+// against other forks and launches) until the transaction ends.
+func (tx *writeTx) LockParent(ctx context.Context, id string) (sa.Session, error) {
+	return liveSession(ctx, tx, id, lockRead)
 }
 
-// lastMessageID returns a session's last own message id, 0 when it has
-// none: one probe of the (session_id, id) index.
-func lastMessageID(ctx context.Context, q querier, sessionID string) (int64, error) {
+// LastMessageID returns a session's last own message id, 0 when it has
+// none: one probe of the (session_id, id) index. A statement of its own,
+// after the lock: read committed takes a new snapshot for it, which sees
+// the appends the lock waited for (a subquery of the locking statement
+// would not).
+func (tx *writeTx) LastMessageID(ctx context.Context, sessionID string) (int64, error) {
 	var last int64
-	err := q.QueryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM messages WHERE session_id = $1`, sessionID).Scan(&last)
+	err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM messages WHERE session_id = $1`, sessionID).Scan(&last)
 	if err != nil {
 		return 0, fmt.Errorf("last message of %s: %w", sessionID, err)
 	}
@@ -299,7 +258,7 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message
 			return err
 		}
 		var err error
-		stored, err = insertMessages(ctx, tx, sessionID, msgs)
+		stored, err = tx.InsertMessages(ctx, sessionID, msgs)
 		return err
 	})
 	if err != nil {
@@ -318,11 +277,20 @@ const insertMessage = `WITH m AS (INSERT INTO messages
 		SELECT 'session.message', $2, $14, '{"id":' || m.id || ',' || substr($13::text, 2), $12 FROM m RETURNING id),
 	` + pruneChanges + ` SELECT id FROM m`
 
-// insertMessages writes messages in order, records each, and returns them
+// InsertMessages writes messages in order, records each, and returns them
 // as stored. The caller holds the session's row (or created it). The
 // statements go in one round trip, with the id lock.
-func insertMessages(ctx context.Context, tx *writeTx, sessionID string, msgs []sa.Message) ([]sa.Message, error) {
+func (tx *writeTx) InsertMessages(ctx context.Context, sessionID string, msgs []sa.Message) ([]sa.Message, error) {
 	return insertMessagesOf(ctx, tx, sessionID, "", msgs)
+}
+
+// Notify appends a task's notification to a session.
+func (tx *writeTx) Notify(ctx context.Context, sessionID, taskID string, msg sa.Message) (sa.Message, error) {
+	msgs, err := insertMessagesOf(ctx, tx, sessionID, taskID, []sa.Message{msg})
+	if err != nil {
+		return sa.Message{}, err
+	}
+	return msgs[0], nil
 }
 
 // insertMessagesOf is insertMessages for messages about a task (its

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,83 +52,13 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 }
 
 func (s *Store) createTask(ctx context.Context, nt sa.NewTask, hook TaskHook) (sa.Task, error) {
-	t := nt.Task
-	if t.Status == "" {
-		t.Status = sa.TaskQueued
-	}
-	if err := t.Validate(); err != nil {
+	t, err := storekit.CheckNewTask(nt)
+	if err != nil {
 		return sa.Task{}, err
 	}
-	if !storable(t.RunnerID) {
-		return sa.Task{}, fmt.Errorf("%w: runner id %q", sa.ErrInvalid, t.RunnerID)
-	}
-	if err := storekit.ValidateMessages(nt.Session.Messages); err != nil {
-		return sa.Task{}, err
-	}
-	if nt.Lease != nil && (nt.Lease.RunnerID == "" || !storable(nt.Lease.RunnerID)) {
-		return sa.Task{}, fmt.Errorf("%w: a task's lease needs a runner id of printable text", sa.ErrInvalid)
-	}
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		if nt.JoinActiveBatch {
-			// Launches into one session, on any node, choose their batch
-			// one after the other, so that two at once cannot both start
-			// one. Taken first, as every advisory lock is.
-			key := lockKey("batch", s.schema+"\x00"+t.ParentSessionID)
-			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, key); err != nil {
-				return fmt.Errorf("lock the batch of session %s: %w", sa.ShortID(t.ParentSessionID), err)
-			}
-			var batch []byte
-			err := tx.QueryRow(ctx, `SELECT batch_id FROM tasks WHERE parent_session_id = $1
-				AND status IN ('queued', 'running', 'resumed') AND batch_id <> ''
-				ORDER BY created_at DESC, id DESC LIMIT 1`, t.ParentSessionID).Scan(&batch)
-			switch {
-			case err == nil:
-				t.BatchID = string(batch)
-			case !errors.Is(err, pgx.ErrNoRows):
-				return fmt.Errorf("find the active batch: %w", err)
-			}
-		}
-		// The parent's row is held so that its last message stays the
-		// last until this commits.
-		parent, err := liveSession(ctx, tx, t.ParentSessionID, lockRead)
-		if err != nil {
-			return fmt.Errorf("parent: %w", err)
-		}
-		last, err := lastMessageID(ctx, tx, parent.ID)
-		if err != nil {
+	err = s.inWrite(ctx, func(tx *writeTx) (err error) {
+		if t, err = storekit.CreateTask(ctx, tx, nt, t, s.newID(), tx.now); err != nil {
 			return err
-		}
-		var child sa.Session
-		childID := cmp.Or(t.ID, s.newID())
-		if nt.Fork {
-			child, err = forkIn(ctx, tx, childID, parent, last, sa.ForkOptions{
-				Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, Origin: nt.Session.Origin})
-			if err != nil {
-				return err
-			}
-		} else {
-			child = sa.Session{ID: childID, Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, Origin: nt.Session.Origin, CreatedAt: tx.now}
-			if err := insertSession(ctx, tx, child); err != nil {
-				return err
-			}
-		}
-		if _, err := insertMessages(ctx, tx, child.ID, nt.Session.Messages); err != nil {
-			return err
-		}
-		t.ID, t.ParentMessageID, t.IsForked, t.CreatedAt = child.ID, last, nt.Fork, tx.now
-		if t.StartedAt.IsZero() {
-			t.StartedAt = tx.now
-		}
-		t = storekit.NormalizeTask(t)
-		if err := insertTask(ctx, tx, t); err != nil {
-			return err
-		}
-		if nt.Lease != nil {
-			_, err := tx.Exec(ctx, `INSERT INTO turn_leases (session_id, runner_id, holder, task_id, acquired_at) VALUES ($1, $2, $3, $4, $5)`,
-				t.ID, nt.Lease.RunnerID, bin(nt.Lease.Holder), t.ID, nanos(tx.now))
-			if err != nil {
-				return fmt.Errorf("write lease: %w", err)
-			}
 		}
 		return runHook(ctx, tx, hook, t)
 	})
@@ -139,9 +68,28 @@ func (s *Store) createTask(ctx context.Context, nt sa.NewTask, hook TaskHook) (s
 	return t, nil
 }
 
-// insertTask writes a new task and records its creation, in one round
+// ActiveBatch finds the batch of a session's newest active task. Launches
+// into one session, on any node, choose their batch one after the other,
+// so that two at once cannot both start one: the advisory lock is taken
+// first, as every advisory lock is.
+func (tx *writeTx) ActiveBatch(ctx context.Context, parentID string) (string, error) {
+	key := lockKey("batch", tx.s.schema+"\x00"+parentID)
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, key); err != nil {
+		return "", fmt.Errorf("lock the batch of session %s: %w", sa.ShortID(parentID), err)
+	}
+	var batch []byte
+	err := tx.QueryRow(ctx, `SELECT batch_id FROM tasks WHERE parent_session_id = $1
+		AND status IN ('queued', 'running', 'resumed') AND batch_id <> ''
+		ORDER BY created_at DESC, id DESC LIMIT 1`, parentID).Scan(&batch)
+	if _, err := storekit.Found(err, pgx.ErrNoRows); err != nil {
+		return "", err
+	}
+	return string(batch), nil
+}
+
+// InsertTask writes a new task and records its creation, in one round
 // trip.
-func insertTask(ctx context.Context, tx *writeTx, t sa.Task) error {
+func (tx *writeTx) InsertTask(ctx context.Context, t sa.Task) error {
 	progress, err := json.Marshal(t.Progress)
 	if err != nil {
 		return fmt.Errorf("encode progress: %w", err)
@@ -171,7 +119,7 @@ func (s *Store) Task(ctx context.Context, id string) (sa.Task, error) {
 
 // readTask reads a task, locking its row for update if lock is set.
 func readTask(ctx context.Context, q querier, id string, lock bool) (sa.Task, error) {
-	if !storable(id) {
+	if !storekit.Storable(id) {
 		return sa.Task{}, fmt.Errorf("task %s: %w", id, sa.ErrNotFound)
 	}
 	query := `SELECT ` + taskColumns + ` FROM tasks WHERE id = $1`
@@ -179,11 +127,8 @@ func readTask(ctx context.Context, q querier, id string, lock bool) (sa.Task, er
 		query += ` FOR UPDATE`
 	}
 	t, err := scanTask(q.QueryRow(ctx, query, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return sa.Task{}, fmt.Errorf("task %s: %w", id, sa.ErrNotFound)
-	}
-	if err != nil {
-		return sa.Task{}, fmt.Errorf("read task %s: %w", id, err)
+	if err := storekit.ReadError(err, pgx.ErrNoRows, "task", id); err != nil {
+		return sa.Task{}, err
 	}
 	return t, nil
 }
@@ -211,7 +156,7 @@ func taskWhere(f sa.TaskFilter, skip int) (string, []any) {
 	}
 	// A key no row can hold (NUL, invalid UTF-8) selects nothing.
 	text := func(column, v string) {
-		if storable(v) {
+		if storekit.Storable(v) {
 			add(column+` =`, v)
 		} else {
 			where += ` AND FALSE`
@@ -249,8 +194,8 @@ func taskWhere(f sa.TaskFilter, skip int) (string, []any) {
 
 // ListTasks lists tasks, newest first.
 func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, error) {
-	if f.Offset < 0 || f.Limit < 0 {
-		return nil, fmt.Errorf("%w: list tasks: offset and limit cannot be negative", sa.ErrInvalid)
+	if err := storekit.CheckPage("tasks", f.Offset, f.Limit); err != nil {
+		return nil, err
 	}
 	where, args := taskWhere(f, 2)
 	query := `SELECT ` + taskColumns + ` FROM tasks` + where + ` ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`
@@ -331,52 +276,15 @@ func (s *Store) UpdateTask(ctx context.Context, id string, change func(*sa.Task)
 }
 
 // FinishTask ends a task and stores its notification in the parent
-// session, in one transaction.
+// session, in one transaction (see storekit.FinishTask).
 func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task) error, note func(sa.Task, sa.BatchState) sa.Message) (sa.Task, sa.Message, error) {
 	var (
 		ended  sa.Task
 		stored sa.Message
 	)
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		// Rows are locked session first, then task (as DeleteSession
-		// does): the parent, to append the notification, is known from
-		// the task, whose parent never changes.
-		t, err := readTask(ctx, tx, id, false)
-		if err != nil {
-			return err
-		}
-		_, err = liveSession(ctx, tx, t.ParentSessionID, lockAppend)
-		parentLive := err == nil
-		if err != nil && !errors.Is(err, sa.ErrNotFound) {
-			return err
-		}
-		ended, err = updateTask(ctx, tx, id, change)
-		if err != nil {
-			return err
-		}
-		if !ended.Status.Terminal() {
-			return fmt.Errorf("%w: finishing task %s left it %s", sa.ErrInvalid, id, ended.Status)
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM turn_leases WHERE session_id = $1 AND task_id = $1`, id); err != nil {
-			return fmt.Errorf("release the task's lease: %w", err)
-		}
-		if !parentLive {
-			return nil // the parent is gone: nobody to notify
-		}
-		batch, err := batchOf(ctx, tx, ended)
-		if err != nil {
-			return err
-		}
-		msg := note(ended, batch)
-		if err := msg.Validate(); err != nil {
-			return fmt.Errorf("notification: %w", err)
-		}
-		msgs, err := insertMessagesOf(ctx, tx, ended.ParentSessionID, ended.ID, []sa.Message{msg})
-		if err != nil {
-			return err
-		}
-		stored = msgs[0]
-		return nil
+	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
+		ended, stored, err = storekit.FinishTask(ctx, tx, id, change, note)
+		return err
 	})
 	if err != nil {
 		return sa.Task{}, sa.Message{}, fmt.Errorf("finish task %s: %w", id, err)
@@ -384,11 +292,23 @@ func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task)
 	return ended, stored, nil
 }
 
-// updateTask reads a task with its row locked, applies change, checks the
-// result and writes it back, recording the change. The id, parent,
-// creation time and fork flag are fixed; a status change must be one
-// Task.CanBecome allows (see storekit.ChangeTask).
-func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Task) error) (sa.Task, error) {
+// ParentLive reports whether a task's parent session is live, locking its
+// row for the notification's append. Rows are locked session first, then
+// task (as DeleteSession does): the parent is known from the task, whose
+// parent never changes.
+func (tx *writeTx) ParentLive(ctx context.Context, taskID string) (bool, error) {
+	t, err := readTask(ctx, tx, taskID, false)
+	if err != nil {
+		return false, err
+	}
+	_, err = liveSession(ctx, tx, t.ParentSessionID, lockAppend)
+	return storekit.Found(err, sa.ErrNotFound)
+}
+
+// UpdateTask reads a task with its row locked, applies change, checks the
+// result (see storekit.ChangeTask) and writes it back, recording the
+// change.
+func (tx *writeTx) UpdateTask(ctx context.Context, id string, change func(*sa.Task) error) (sa.Task, error) {
 	old, err := readTask(ctx, tx, id, true)
 	if err != nil {
 		return sa.Task{}, err
@@ -396,9 +316,6 @@ func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Tas
 	t, kind, err := storekit.ChangeTask(old, change)
 	if err != nil {
 		return sa.Task{}, err
-	}
-	if !storable(t.RunnerID) {
-		return sa.Task{}, fmt.Errorf("%w: runner id %q", sa.ErrInvalid, t.RunnerID)
 	}
 	progress, err := json.Marshal(t.Progress)
 	if err != nil {
@@ -423,29 +340,19 @@ func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Tas
 	return t, nil
 }
 
-// batchOf returns the state of a task's batch; a task without a batch
-// is a batch of one. The completed tasks' ids are read only once none is
-// active (as the SQLite store does).
-func batchOf(ctx context.Context, q querier, t sa.Task) (sa.BatchState, error) {
-	if t.BatchID == "" {
-		return storekit.BatchOfOne(t), nil
-	}
-	var b sa.BatchState
-	err := q.QueryRow(ctx, `SELECT COUNT(*), COUNT(*) FILTER (WHERE status IN ('queued', 'running', 'resumed'))
-		FROM tasks WHERE batch_id = $1 AND parent_session_id = $2`, bin(t.BatchID), t.ParentSessionID).Scan(&b.Total, &b.Active)
+// BatchCounts counts a batch's tasks, and the active ones among them.
+func (tx *writeTx) BatchCounts(ctx context.Context, batchID, parentID string) (total, active int, err error) {
+	err = tx.QueryRow(ctx, `SELECT COUNT(*), COUNT(*) FILTER (WHERE status IN ('queued', 'running', 'resumed'))
+		FROM tasks WHERE batch_id = $1 AND parent_session_id = $2`, bin(batchID), parentID).Scan(&total, &active)
+	return total, active, err
+}
+
+// CompletedInBatch lists a batch's completed tasks.
+func (tx *writeTx) CompletedInBatch(ctx context.Context, batchID, parentID string) ([]string, error) {
+	rows, err := tx.Query(ctx, `SELECT id FROM tasks WHERE batch_id = $1 AND parent_session_id = $2 AND status = 'completed'
+		ORDER BY created_at, id`, bin(batchID), parentID)
 	if err != nil {
-		return b, fmt.Errorf("read batch: %w", err)
+		return nil, err
 	}
-	if b.Active > 0 {
-		return b, nil
-	}
-	rows, err := q.Query(ctx, `SELECT id FROM tasks WHERE batch_id = $1 AND parent_session_id = $2 AND status = 'completed'
-		ORDER BY created_at, id`, bin(t.BatchID), t.ParentSessionID)
-	if err != nil {
-		return b, fmt.Errorf("read batch: %w", err)
-	}
-	if b.Completed, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
-		return b, fmt.Errorf("read batch: %w", err)
-	}
-	return b, nil
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }

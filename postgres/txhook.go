@@ -25,7 +25,7 @@ func (s *Store) UpdateTaskTx(ctx context.Context, id string, change func(*sa.Tas
 	var updated sa.Task
 	err := s.inWrite(ctx, func(tx *writeTx) error {
 		var err error
-		if updated, err = updateTask(ctx, tx, id, change); err != nil {
+		if updated, err = tx.UpdateTask(ctx, id, change); err != nil {
 			return err
 		}
 		return runHook(ctx, tx, hook, updated)

@@ -96,11 +96,8 @@ func (s *Store) signal() {
 
 // Changes returns the change log after an ID, oldest first.
 func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]sa.Change, error) {
-	if limit <= 0 {
-		limit = 1000
-	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT id, kind, session_id, task_id, data, created_at
-		FROM changes WHERE id > ? ORDER BY id LIMIT `+limitParam, after, limit)
+		FROM changes WHERE id > ? ORDER BY id LIMIT `+limitParam, after, storekit.ChangesLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("read changes: %w", err)
 	}
@@ -133,8 +130,8 @@ func (s *Store) LastChangeID(ctx context.Context) (int64, error) {
 
 // RegisterRunner records a runner.
 func (s *Store) RegisterRunner(ctx context.Context, r sa.Runner) error {
-	if r.ID == "" {
-		return fmt.Errorf("%w: a runner needs an id", sa.ErrInvalid)
+	if err := storekit.CheckRunner(r); err != nil {
+		return err
 	}
 	now := s.now()
 	if r.Host == "" {

@@ -9,28 +9,11 @@ import (
 	"github.com/superagents/superagents/internal/storekit"
 )
 
-// DeleteSession deletes a live session. It is hidden at once (gone from
-// listings, unresolvable, unusable as a parent), its tasks leave every
-// listing, and its rows are reclaimed as far as no descendant needs them:
-// entirely when nothing was forked from it, otherwise only the messages
-// after its children's latest fork point. Reclaiming a session may free
-// its deleted parent in turn, so it walks up the chain.
+// DeleteSession deletes a live session, in one write transaction (see
+// storekit.DeleteSession).
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	err := s.inWrite(ctx, func(tx *writeTx) error {
-		if err := requireLive(ctx, tx, id); err != nil {
-			return err
-		}
-		now := nanos(tx.now)
-		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET deleted_at = ? WHERE id = ?`, now, id); err != nil {
-			return fmt.Errorf("mark deleted: %w", err)
-		}
-		if err := tx.record(ctx, sa.ChangeSessionDeleted, id, "", map[string]string{"id": id}); err != nil {
-			return err
-		}
-		if err := clearTasksOf(ctx, tx, id); err != nil {
-			return err
-		}
-		return reclaim(ctx, tx, id)
+		return storekit.DeleteSession(ctx, tx, id, tx.now)
 	})
 	if err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
@@ -38,72 +21,53 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	return nil
 }
 
-// reclaim frees what deleted sessions no longer need, starting at id and
-// going up through deleted ancestors. Live sessions keep everything.
-func reclaim(ctx context.Context, tx *writeTx, id string) error {
-	for id != "" {
-		var parent sql.NullString
-		var deleted sql.NullInt64
-		err := tx.QueryRowContext(ctx, `SELECT parent_id, deleted_at FROM sessions WHERE id = ?`, id).Scan(&parent, &deleted)
-		if err != nil {
-			return fmt.Errorf("reclaim %s: %w", id, err)
-		}
-		if !deleted.Valid {
-			return nil
-		}
-		var children int
-		var lastForkPoint sql.NullInt64
-		err = tx.QueryRowContext(ctx,
-			`SELECT COUNT(*), MAX(fork_message_id) FROM sessions WHERE parent_id = ?`, id).Scan(&children, &lastForkPoint)
-		if err != nil {
-			return fmt.Errorf("reclaim %s: %w", id, err)
-		}
-		if children > 0 {
-			// Children inherit this session's messages up to their fork
-			// points only; later ones are nobody's.
-			_, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ? AND id > ?`, id, lastForkPoint.Int64)
-			if err != nil {
-				return fmt.Errorf("reclaim messages of %s: %w", id, err)
-			}
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, id); err != nil {
-			return fmt.Errorf("reclaim messages of %s: %w", id, err)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
-			return fmt.Errorf("reclaim session %s: %w", id, err)
-		}
-		id = parent.String
-	}
-	return nil
+// LockForDelete checks that a session is live (writes are serial: nothing
+// to lock).
+func (tx *writeTx) LockForDelete(ctx context.Context, id string) error {
+	return requireLive(ctx, tx, id)
 }
 
-// clearTasksOf removes a deleted parent's tasks from listings. Its active
-// tasks are ended as cancelled on the way: nobody is left to hear from
-// them, and the process running them stops them when it reads the change.
-func clearTasksOf(ctx context.Context, tx *writeTx, parentID string) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM tasks WHERE parent_session_id = ? AND cleared_at IS NULL`, parentID)
+// UnclearedTasks lists the ids of a session's tasks not cleared yet.
+func (tx *writeTx) UnclearedTasks(ctx context.Context, parentID string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM tasks WHERE parent_session_id = ? AND cleared_at IS NULL ORDER BY id`, parentID)
 	if err != nil {
-		return fmt.Errorf("clear tasks: %w", err)
+		return nil, err
 	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return fmt.Errorf("clear tasks: %w", err)
-		}
-		ids = append(ids, id)
+	return collectStrings(rows)
+}
+
+// MarkDeleted hides a session and records its deletion.
+func (tx *writeTx) MarkDeleted(ctx context.Context, id string) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET deleted_at = ? WHERE id = ?`, nanos(tx.now), id); err != nil {
+		return fmt.Errorf("mark deleted: %w", err)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("clear tasks: %w", err)
-	}
-	for _, id := range ids {
-		_, err := updateTask(ctx, tx, id, storekit.ClearForDeletedParent(tx.now))
-		if err != nil {
-			return fmt.Errorf("clear task %s: %w", id, err)
-		}
-	}
-	return nil
+	return tx.record(ctx, sa.ChangeSessionDeleted, id, "", map[string]string{"id": id})
+}
+
+// SessionRow reads a session's parent and whether it is deleted.
+func (tx *writeTx) SessionRow(ctx context.Context, id string) (string, bool, error) {
+	var parent sql.NullString
+	var deleted sql.NullInt64
+	err := tx.QueryRowContext(ctx, `SELECT parent_id, deleted_at FROM sessions WHERE id = ?`, id).Scan(&parent, &deleted)
+	return parent.String, deleted.Valid, err
+}
+
+// Children counts a session's children and gives their latest fork point.
+func (tx *writeTx) Children(ctx context.Context, id string) (int, int64, error) {
+	var n int
+	var last sql.NullInt64
+	err := tx.QueryRowContext(ctx, `SELECT COUNT(*), MAX(fork_message_id) FROM sessions WHERE parent_id = ?`, id).Scan(&n, &last)
+	return n, last.Int64, err
+}
+
+// DeleteMessages deletes a session's own messages after a message id.
+func (tx *writeTx) DeleteMessages(ctx context.Context, id string, after int64) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ? AND id > ?`, id, after)
+	return err
+}
+
+// DeleteSessionRow deletes a session's row.
+func (tx *writeTx) DeleteSessionRow(ctx context.Context, id string) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+	return err
 }

@@ -1,12 +1,10 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/internal/storekit"
@@ -24,13 +22,6 @@ func scanHostLink(r rowScanner) (sa.HostLink, error) {
 	}
 	l.UpdatedAt = fromNanos(updated)
 	return l, nil
-}
-
-func checkHostLink(l sa.HostLink) error {
-	if strings.TrimSpace(l.Host) == "" || strings.TrimSpace(l.HostSessionID) == "" {
-		return fmt.Errorf("%w: a host link needs the host and its session id", sa.ErrInvalid)
-	}
-	return nil
 }
 
 // HostLink returns the link of a host session to a live session.
@@ -87,38 +78,18 @@ func (s *Store) SessionHostLinks(ctx context.Context, sessionIDs []string) (map[
 }
 
 // CreateHostSession creates a session with its first messages and its
-// link, in one transaction.
+// link, in one transaction (see storekit.CreateHostSession).
 func (s *Store) CreateHostSession(ctx context.Context, ns sa.NewSession, link sa.HostLink) (sa.Session, sa.HostLink, error) {
-	if err := checkHostLink(link); err != nil {
+	if err := storekit.CheckHostLink(link); err != nil {
 		return sa.Session{}, sa.HostLink{}, err
 	}
 	if err := storekit.ValidateMessages(ns.Messages); err != nil {
 		return sa.Session{}, sa.HostLink{}, err
 	}
 	var sess sa.Session
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		if old, err := liveHostLink(ctx, tx, link.Host, link.HostSessionID); err == nil {
-			return fmt.Errorf("%w: %s session %s is imported already, as session %s", sa.ErrConflict, link.Host, link.HostSessionID, old.SessionID)
-		} else if !errors.Is(err, sa.ErrNotFound) {
-			return err
-		}
-		sess = sa.Session{ID: s.newID(), Agent: ns.Agent, Model: ns.Model, Title: ns.Title, Origin: cmp.Or(ns.Origin, sa.OriginImport), CreatedAt: tx.now}
-		if err := insertSession(ctx, tx, sess); err != nil {
-			return err
-		}
-		if _, err := insertMessages(ctx, tx, sess.ID, ns.Messages); err != nil {
-			return err
-		}
-		link.SessionID, link.UpdatedAt = sess.ID, tx.now
-		_, err := tx.ExecContext(ctx, `INSERT INTO host_links (host, host_session_id, session_id, position, updated_at)
-			VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (host, host_session_id) DO UPDATE SET session_id = excluded.session_id,
-				position = excluded.position, updated_at = excluded.updated_at`,
-			link.Host, link.HostSessionID, link.SessionID, link.Position, nanos(tx.now))
-		if err != nil {
-			return fmt.Errorf("insert host link: %w", err)
-		}
-		return nil
+	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
+		sess, link, err = storekit.CreateHostSession(ctx, tx, s.newID(), ns, link, tx.now)
+		return err
 	})
 	if err != nil {
 		return sa.Session{}, sa.HostLink{}, fmt.Errorf("create session from %s: %w", link.Host, err)
@@ -127,36 +98,46 @@ func (s *Store) CreateHostSession(ctx context.Context, ns sa.NewSession, link sa
 }
 
 // AppendHost appends messages to a linked session and moves its position,
-// in one transaction.
+// in one transaction (see storekit.AppendHost).
 func (s *Store) AppendHost(ctx context.Context, link sa.HostLink, from string, msgs ...sa.Message) ([]sa.Message, sa.HostLink, error) {
-	if err := checkHostLink(link); err != nil {
+	if err := storekit.CheckHostLink(link); err != nil {
 		return nil, sa.HostLink{}, err
 	}
 	if err := storekit.ValidateMessages(msgs); err != nil {
 		return nil, sa.HostLink{}, err
 	}
 	var stored []sa.Message
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		cur, err := liveHostLink(ctx, tx, link.Host, link.HostSessionID)
-		if err != nil {
-			return err
-		}
-		if cur.Position != from {
-			return fmt.Errorf("%w: %s session %s was imported further meanwhile", sa.ErrConflict, link.Host, link.HostSessionID)
-		}
-		link.SessionID, link.UpdatedAt = cur.SessionID, tx.now
-		if stored, err = insertMessages(ctx, tx, cur.SessionID, msgs); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE host_links SET position = ?, updated_at = ? WHERE host = ? AND host_session_id = ?`,
-			link.Position, nanos(tx.now), link.Host, link.HostSessionID)
-		if err != nil {
-			return fmt.Errorf("update host link: %w", err)
-		}
-		return nil
+	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
+		stored, link, err = storekit.AppendHost(ctx, tx, link, from, msgs, tx.now)
+		return err
 	})
 	if err != nil {
 		return nil, sa.HostLink{}, fmt.Errorf("append to session from %s: %w", link.Host, err)
 	}
 	return stored, link, nil
+}
+
+// LockImport does nothing: writes are serial.
+func (tx *writeTx) LockImport(context.Context, string, string) error { return nil }
+
+// LiveHostLink reads the link of a host session to a live session
+// (writes are serial: nothing to lock).
+func (tx *writeTx) LiveHostLink(ctx context.Context, host, hostSessionID string, _ bool) (sa.HostLink, error) {
+	return liveHostLink(ctx, tx, host, hostSessionID)
+}
+
+// PutHostLink writes a link, replacing one to a deleted session.
+func (tx *writeTx) PutHostLink(ctx context.Context, link sa.HostLink) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO host_links (host, host_session_id, session_id, position, updated_at)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (host, host_session_id) DO UPDATE SET
+			session_id = excluded.session_id, position = excluded.position, updated_at = excluded.updated_at`,
+		link.Host, link.HostSessionID, link.SessionID, link.Position, nanos(link.UpdatedAt))
+	return err
+}
+
+// MoveHostLink writes a link's new position.
+func (tx *writeTx) MoveHostLink(ctx context.Context, link sa.HostLink) error {
+	_, err := tx.ExecContext(ctx, `UPDATE host_links SET position = ?, updated_at = ? WHERE host = ? AND host_session_id = ?`,
+		link.Position, nanos(link.UpdatedAt), link.Host, link.HostSessionID)
+	return err
 }

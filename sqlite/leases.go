@@ -3,67 +3,67 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/storekit"
 )
 
-// AcquireTurn takes a session's turn lease, in one write transaction: the
-// session must be live, a task's session is taken only for that task, and
-// a lease held by a runner that is no longer registered is taken over.
+// AcquireTurn takes a session's turn lease, in one write transaction (see
+// storekit.AcquireTurn); writes are serial, so no row needs locking.
 func (s *Store) AcquireTurn(ctx context.Context, l sa.TurnLease) (sa.TurnLease, error) {
-	if l.SessionID == "" || l.RunnerID == "" {
-		return sa.TurnLease{}, fmt.Errorf("%w: a turn lease needs a session and a runner", sa.ErrInvalid)
+	if err := storekit.CheckTurnLease(l); err != nil {
+		return sa.TurnLease{}, err
 	}
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		if err := requireLive(ctx, tx, l.SessionID); err != nil {
-			return err
-		}
-		if l.TaskID != l.SessionID {
-			var one int
-			err := tx.QueryRowContext(ctx, `SELECT 1 FROM tasks WHERE id = ?`, l.SessionID).Scan(&one)
-			switch {
-			case err == nil:
-				return &sa.TaskSessionError{SessionID: l.SessionID}
-			case !errors.Is(err, sql.ErrNoRows):
-				return fmt.Errorf("read task %s: %w", l.SessionID, err)
-			}
-		}
-		held, err := readLease(ctx, tx, l.SessionID)
-		switch {
-		case err == nil:
-			var alive int
-			err := tx.QueryRowContext(ctx, `SELECT 1 FROM runners WHERE id = ?`, held.RunnerID).Scan(&alive)
-			if err == nil {
-				return &sa.BusyError{Lease: held}
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("read runner %s: %w", held.RunnerID, err)
-			}
-			// Its runner is gone: the lease is free.
-		case !errors.Is(err, sa.ErrNotFound):
-			return err
-		}
-		l.AcquiredAt = tx.now
-		_, err = tx.ExecContext(ctx, `INSERT INTO turn_leases (session_id, runner_id, holder, task_id, acquired_at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (session_id) DO UPDATE SET runner_id = excluded.runner_id, holder = excluded.holder,
-				task_id = excluded.task_id, acquired_at = excluded.acquired_at`,
-			l.SessionID, l.RunnerID, l.Holder, l.TaskID, nanos(l.AcquiredAt))
-		if err != nil {
-			return fmt.Errorf("write lease: %w", err)
-		}
-		return nil
+	var taken sa.TurnLease
+	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
+		taken, err = storekit.AcquireTurn(ctx, tx, l, tx.now)
+		return err
 	})
-	var busy *sa.BusyError
-	var taskSession *sa.TaskSessionError
-	switch {
-	case errors.As(err, &busy), errors.As(err, &taskSession), errors.Is(err, sa.ErrNotFound):
-		return sa.TurnLease{}, err // they name the session already
-	case err != nil:
-		return sa.TurnLease{}, fmt.Errorf("take the turn of session %s: %w", sa.ShortID(l.SessionID), err)
-	}
-	return l, nil
+	return taken, storekit.TurnError(l.SessionID, err)
+}
+
+// LockLive checks that a session is live.
+func (tx *writeTx) LockLive(ctx context.Context, sessionID string) error {
+	return requireLive(ctx, tx, sessionID)
+}
+
+// IsTask reports whether id is a task's.
+func (tx *writeTx) IsTask(ctx context.Context, id string) (bool, error) {
+	return exists(ctx, tx, `SELECT 1 FROM tasks WHERE id = ?`, id)
+}
+
+// RunnerRegistered reports whether a runner is registered.
+func (tx *writeTx) RunnerRegistered(ctx context.Context, id string) (bool, error) {
+	return exists(ctx, tx, `SELECT 1 FROM runners WHERE id = ?`, id)
+}
+
+// Lease reads the lease held on a session.
+func (tx *writeTx) Lease(ctx context.Context, sessionID string) (sa.TurnLease, error) {
+	return readLease(ctx, tx, sessionID)
+}
+
+// PutLease writes a lease, replacing the one on its session.
+func (tx *writeTx) PutLease(ctx context.Context, l sa.TurnLease) error {
+	return tx.putLease(ctx, l, ` ON CONFLICT (session_id) DO UPDATE SET runner_id = excluded.runner_id,
+		holder = excluded.holder, task_id = excluded.task_id, acquired_at = excluded.acquired_at`)
+}
+
+// InsertLease writes the lease of a task's run on its new session.
+func (tx *writeTx) InsertLease(ctx context.Context, l sa.TurnLease) error {
+	return tx.putLease(ctx, l, "")
+}
+
+func (tx *writeTx) putLease(ctx context.Context, l sa.TurnLease, onConflict string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO turn_leases (session_id, runner_id, holder, task_id, acquired_at)
+		VALUES (?, ?, ?, ?, ?)`+onConflict, l.SessionID, l.RunnerID, l.Holder, l.TaskID, nanos(l.AcquiredAt))
+	return err
+}
+
+// exists reports whether a query finds a row.
+func exists(ctx context.Context, q querier, query string, args ...any) (bool, error) {
+	var one int
+	return storekit.Found(q.QueryRowContext(ctx, query, args...).Scan(&one), sql.ErrNoRows)
 }
 
 // ReleaseTurn gives back a lease of a session held by a runner.
@@ -78,13 +78,11 @@ func (s *Store) ReleaseTurn(ctx context.Context, sessionID, runnerID string) err
 	return nil
 }
 
-// releaseTaskLease gives back the lease a task's run holds on its session
-// (see sa.Tasks.FinishTask).
-func releaseTaskLease(ctx context.Context, tx *writeTx, taskID string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM turn_leases WHERE session_id = ? AND task_id = ?`, taskID, taskID); err != nil {
-		return fmt.Errorf("release the task's lease: %w", err)
-	}
-	return nil
+// ReleaseTaskLease gives back the lease a task's run holds on its
+// session.
+func (tx *writeTx) ReleaseTaskLease(ctx context.Context, taskID string) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM turn_leases WHERE session_id = ? AND task_id = ?`, taskID, taskID)
+	return err
 }
 
 // Lease returns the lease held on a session.
@@ -99,11 +97,8 @@ func readLease(ctx context.Context, q querier, sessionID string) (sa.TurnLease, 
 	)
 	err := q.QueryRowContext(ctx, `SELECT session_id, runner_id, holder, task_id, acquired_at FROM turn_leases WHERE session_id = ?`, sessionID).
 		Scan(&l.SessionID, &l.RunnerID, &l.Holder, &l.TaskID, &acquired)
-	if errors.Is(err, sql.ErrNoRows) {
-		return sa.TurnLease{}, fmt.Errorf("lease of session %s: %w", sessionID, sa.ErrNotFound)
-	}
-	if err != nil {
-		return sa.TurnLease{}, fmt.Errorf("read lease of session %s: %w", sessionID, err)
+	if err := storekit.ReadError(err, sql.ErrNoRows, "lease of session", sessionID); err != nil {
+		return sa.TurnLease{}, err
 	}
 	l.AcquiredAt = fromNanos(acquired)
 	return l, nil

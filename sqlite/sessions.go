@@ -48,12 +48,8 @@ func (s *Store) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session
 		return sa.Session{}, err
 	}
 	var sess sa.Session
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		sess = sa.Session{ID: s.newID(), Agent: ns.Agent, Model: ns.Model, Title: ns.Title, Origin: ns.Origin, CreatedAt: tx.now}
-		if err := insertSession(ctx, tx, sess); err != nil {
-			return err
-		}
-		_, err := insertMessages(ctx, tx, sess.ID, ns.Messages)
+	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
+		sess, err = storekit.CreateSession(ctx, tx, storekit.NewSession(s.newID(), ns, tx.now), ns.Messages)
 		return err
 	})
 	if err != nil {
@@ -62,8 +58,8 @@ func (s *Store) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session
 	return sess, nil
 }
 
-// insertSession writes a session row and records its creation.
-func insertSession(ctx context.Context, tx *writeTx, sess sa.Session) error {
+// InsertSession writes a session row and records its creation.
+func (tx *writeTx) InsertSession(ctx context.Context, sess sa.Session) error {
 	var parent sql.NullString
 	var forkPoint sql.NullInt64
 	if sess.ParentID != "" {
@@ -88,11 +84,8 @@ func (s *Store) Session(ctx context.Context, id string) (sa.Session, error) {
 func liveSession(ctx context.Context, q querier, id string) (sa.Session, error) {
 	sess, err := scanSession(q.QueryRowContext(ctx,
 		`SELECT `+sessionColumns+` FROM sessions WHERE id = ? AND deleted_at IS NULL`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return sa.Session{}, fmt.Errorf("session %s: %w", id, sa.ErrNotFound)
-	}
-	if err != nil {
-		return sa.Session{}, fmt.Errorf("read session %s: %w", id, err)
+	if err := storekit.ReadError(err, sql.ErrNoRows, "session", id); err != nil {
+		return sa.Session{}, err
 	}
 	return sess, nil
 }
@@ -102,13 +95,7 @@ func liveSession(ctx context.Context, q querier, id string) (sa.Session, error) 
 func requireLive(ctx context.Context, q querier, id string) error {
 	var one int
 	err := q.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ? AND deleted_at IS NULL`, id).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("session %s: %w", id, sa.ErrNotFound)
-	}
-	if err != nil {
-		return fmt.Errorf("read session %s: %w", id, err)
-	}
-	return nil
+	return storekit.ReadError(err, sql.ErrNoRows, "session", id)
 }
 
 // ResolveSession finds a live session by full id or unique prefix.
@@ -167,8 +154,8 @@ func (s *Store) ListSessions(ctx context.Context, f sa.SessionFilter) ([]sa.Sess
 		args = append(args, f.ParentID)
 	}
 	query += ` ORDER BY s.created_at DESC, s.id DESC`
-	if f.Offset < 0 || f.Limit < 0 {
-		return nil, fmt.Errorf("%w: list sessions: offset and limit cannot be negative", sa.ErrInvalid)
+	if err := storekit.CheckPage("sessions", f.Offset, f.Limit); err != nil {
+		return nil, err
 	}
 	if f.Limit > 0 || f.Offset > 0 {
 		query += limitOffset
@@ -208,12 +195,8 @@ func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) 
 		return sa.Session{}, err
 	}
 	var child sa.Session
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		var err error
-		if child, err = forkIn(ctx, tx, s.newID(), parentID, opts); err != nil {
-			return err
-		}
-		_, err = insertMessages(ctx, tx, child.ID, opts.Messages)
+	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
+		child, err = storekit.Fork(ctx, tx, s.newID(), parentID, opts, tx.now)
 		return err
 	})
 	if err != nil {
@@ -222,37 +205,16 @@ func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) 
 	return child, nil
 }
 
-// forkIn inserts childID as a child of parentID inside tx.
-func forkIn(ctx context.Context, tx *writeTx, childID, parentID string, opts sa.ForkOptions) (sa.Session, error) {
-	parent, err := liveSession(ctx, tx, parentID)
-	if err != nil {
-		return sa.Session{}, err
-	}
-	forkPoint, err := lastMessageID(ctx, tx, parentID)
-	if err != nil {
-		return sa.Session{}, err
-	}
-	child := sa.Session{
-		ID:            childID,
-		ParentID:      parent.ID,
-		ForkMessageID: forkPoint,
-		Agent:         cmp.Or(opts.Agent, parent.Agent),
-		Model:         cmp.Or(opts.Model, parent.Model),
-		Title:         opts.Title,
-		Origin:        cmp.Or(opts.Origin, sa.OriginFork),
-		CreatedAt:     tx.now,
-	}
-	if err := insertSession(ctx, tx, child); err != nil {
-		return sa.Session{}, err
-	}
-	return child, nil
+// LockParent reads a live session (writes are serial: nothing to lock).
+func (tx *writeTx) LockParent(ctx context.Context, id string) (sa.Session, error) {
+	return liveSession(ctx, tx, id)
 }
 
-// lastMessageID returns a session's last own message id, 0 when it has
+// LastMessageID returns a session's last own message id, 0 when it has
 // none. The (session_id, id) index makes it one index probe.
-func lastMessageID(ctx context.Context, q querier, sessionID string) (int64, error) {
+func (tx *writeTx) LastMessageID(ctx context.Context, sessionID string) (int64, error) {
 	var last int64
-	err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM messages WHERE session_id = ?`, sessionID).Scan(&last)
+	err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM messages WHERE session_id = ?`, sessionID).Scan(&last)
 	if err != nil {
 		return 0, fmt.Errorf("last message of %s: %w", sessionID, err)
 	}
@@ -273,7 +235,7 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message
 			return err
 		}
 		var err error
-		stored, err = insertMessages(ctx, tx, sessionID, msgs)
+		stored, err = tx.InsertMessages(ctx, sessionID, msgs)
 		return err
 	})
 	if err != nil {
@@ -282,10 +244,19 @@ func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message
 	return stored, nil
 }
 
-// insertMessages writes messages in order, records each, and returns them
+// InsertMessages writes messages in order, records each, and returns them
 // as stored.
-func insertMessages(ctx context.Context, tx *writeTx, sessionID string, msgs []sa.Message) ([]sa.Message, error) {
+func (tx *writeTx) InsertMessages(ctx context.Context, sessionID string, msgs []sa.Message) ([]sa.Message, error) {
 	return insertMessagesOf(ctx, tx, sessionID, "", msgs)
+}
+
+// Notify appends a task's notification to a session.
+func (tx *writeTx) Notify(ctx context.Context, sessionID, taskID string, msg sa.Message) (sa.Message, error) {
+	msgs, err := insertMessagesOf(ctx, tx, sessionID, taskID, []sa.Message{msg})
+	if err != nil {
+		return sa.Message{}, err
+	}
+	return msgs[0], nil
 }
 
 // insertMessagesOf is insertMessages for messages about a task (its

@@ -46,72 +46,16 @@ func scanTask(r rowScanner) (sa.Task, error) {
 }
 
 // CreateTask creates a task and its child session (forked from the parent
-// or fresh) with the session's first messages, in one transaction.
+// or fresh) with the session's first messages, in one transaction (see
+// storekit.CreateTask).
 func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) {
-	t := nt.Task
-	if t.Status == "" {
-		t.Status = sa.TaskQueued
-	}
-	if err := t.Validate(); err != nil {
+	t, err := storekit.CheckNewTask(nt)
+	if err != nil {
 		return sa.Task{}, err
 	}
-	if err := storekit.ValidateMessages(nt.Session.Messages); err != nil {
-		return sa.Task{}, err
-	}
-	if nt.Lease != nil && nt.Lease.RunnerID == "" {
-		return sa.Task{}, fmt.Errorf("%w: a task's lease needs a runner", sa.ErrInvalid)
-	}
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		if err := requireLive(ctx, tx, t.ParentSessionID); err != nil {
-			return fmt.Errorf("parent: %w", err)
-		}
-		if nt.JoinActiveBatch {
-			// Writes are serial: no other launch can start a batch
-			// between this read and the insert.
-			err := tx.QueryRowContext(ctx, `SELECT batch_id FROM tasks WHERE parent_session_id = ?
-				AND status IN ('queued', 'running', 'resumed') AND batch_id != ''
-				ORDER BY created_at DESC, id DESC LIMIT 1`, t.ParentSessionID).Scan(&t.BatchID)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("find the active batch: %w", err)
-			}
-		}
-		last, err := lastMessageID(ctx, tx, t.ParentSessionID)
-		if err != nil {
-			return err
-		}
-		var child sa.Session
-		childID := cmp.Or(t.ID, s.newID())
-		if nt.Fork {
-			child, err = forkIn(ctx, tx, childID, t.ParentSessionID, sa.ForkOptions{
-				Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, Origin: nt.Session.Origin})
-			if err != nil {
-				return err
-			}
-		} else {
-			child = sa.Session{ID: childID, Agent: nt.Session.Agent, Model: nt.Session.Model, Title: nt.Session.Title, Origin: nt.Session.Origin, CreatedAt: tx.now}
-			if err := insertSession(ctx, tx, child); err != nil {
-				return err
-			}
-		}
-		if _, err := insertMessages(ctx, tx, child.ID, nt.Session.Messages); err != nil {
-			return err
-		}
-		t.ID, t.ParentMessageID, t.IsForked, t.CreatedAt = child.ID, last, nt.Fork, tx.now
-		if t.StartedAt.IsZero() {
-			t.StartedAt = tx.now
-		}
-		t = storekit.NormalizeTask(t)
-		if err := insertTask(ctx, tx, t); err != nil {
-			return err
-		}
-		if nt.Lease != nil {
-			_, err := tx.ExecContext(ctx, `INSERT INTO turn_leases (session_id, runner_id, holder, task_id, acquired_at) VALUES (?, ?, ?, ?, ?)`,
-				t.ID, nt.Lease.RunnerID, nt.Lease.Holder, t.ID, nanos(tx.now))
-			if err != nil {
-				return fmt.Errorf("write lease: %w", err)
-			}
-		}
-		return tx.record(ctx, sa.ChangeTaskCreated, t.ParentSessionID, t.ID, t)
+	err = s.inWrite(ctx, func(tx *writeTx) (err error) {
+		t, err = storekit.CreateTask(ctx, tx, nt, t, s.newID(), tx.now)
+		return err
 	})
 	if err != nil {
 		return sa.Task{}, fmt.Errorf("create task: %w", err)
@@ -119,7 +63,21 @@ func (s *Store) CreateTask(ctx context.Context, nt sa.NewTask) (sa.Task, error) 
 	return t, nil
 }
 
-func insertTask(ctx context.Context, tx *writeTx, t sa.Task) error {
+// ActiveBatch finds the batch of a session's newest active task. Writes
+// are serial: no other launch can start a batch before this one's insert.
+func (tx *writeTx) ActiveBatch(ctx context.Context, parentID string) (string, error) {
+	var batch string
+	err := tx.QueryRowContext(ctx, `SELECT batch_id FROM tasks WHERE parent_session_id = ?
+		AND status IN ('queued', 'running', 'resumed') AND batch_id != ''
+		ORDER BY created_at DESC, id DESC LIMIT 1`, parentID).Scan(&batch)
+	if _, err := storekit.Found(err, sql.ErrNoRows); err != nil {
+		return "", err
+	}
+	return batch, nil
+}
+
+// InsertTask writes a new task and records its creation.
+func (tx *writeTx) InsertTask(ctx context.Context, t sa.Task) error {
 	progress, err := json.Marshal(t.Progress)
 	if err != nil {
 		return fmt.Errorf("encode progress: %w", err)
@@ -137,7 +95,7 @@ func insertTask(ctx context.Context, tx *writeTx, t sa.Task) error {
 	if err != nil {
 		return fmt.Errorf("insert task: %w", err)
 	}
-	return nil
+	return tx.record(ctx, sa.ChangeTaskCreated, t.ParentSessionID, t.ID, t)
 }
 
 // taskUpdates are the columns of a task that an update may change, each
@@ -208,11 +166,8 @@ func (s *Store) Task(ctx context.Context, id string) (sa.Task, error) {
 
 func readTask(ctx context.Context, q querier, id string) (sa.Task, error) {
 	t, err := scanTask(q.QueryRowContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return sa.Task{}, fmt.Errorf("task %s: %w", id, sa.ErrNotFound)
-	}
-	if err != nil {
-		return sa.Task{}, fmt.Errorf("read task %s: %w", id, err)
+	if err := storekit.ReadError(err, sql.ErrNoRows, "task", id); err != nil {
+		return sa.Task{}, err
 	}
 	return t, nil
 }
@@ -268,8 +223,8 @@ func taskWhere(f sa.TaskFilter) (string, []any) {
 
 // ListTasks lists tasks, newest first.
 func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, error) {
-	if f.Offset < 0 || f.Limit < 0 {
-		return nil, fmt.Errorf("%w: list tasks: offset and limit cannot be negative", sa.ErrInvalid)
+	if err := storekit.CheckPage("tasks", f.Offset, f.Limit); err != nil {
+		return nil, err
 	}
 	where, args := taskWhere(f)
 	query := `SELECT ` + taskColumns + ` FROM tasks` + where + ` ORDER BY created_at DESC, id DESC`
@@ -363,9 +318,8 @@ func (s *Store) ResolveBatch(ctx context.Context, ref string) (string, error) {
 // UpdateTask applies change to a task inside one write transaction.
 func (s *Store) UpdateTask(ctx context.Context, id string, change func(*sa.Task) error) (sa.Task, error) {
 	var updated sa.Task
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		var err error
-		updated, err = updateTask(ctx, tx, id, change)
+	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
+		updated, err = tx.UpdateTask(ctx, id, change)
 		return err
 	})
 	if err != nil {
@@ -375,43 +329,15 @@ func (s *Store) UpdateTask(ctx context.Context, id string, change func(*sa.Task)
 }
 
 // FinishTask ends a task and stores its notification in the parent
-// session, in one transaction.
+// session, in one transaction (see storekit.FinishTask).
 func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task) error, note func(sa.Task, sa.BatchState) sa.Message) (sa.Task, sa.Message, error) {
 	var (
 		ended  sa.Task
 		stored sa.Message
 	)
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		var err error
-		ended, err = updateTask(ctx, tx, id, change)
-		if err != nil {
-			return err
-		}
-		if !ended.Status.Terminal() {
-			return fmt.Errorf("%w: finishing task %s left it %s", sa.ErrInvalid, id, ended.Status)
-		}
-		if err := releaseTaskLease(ctx, tx, id); err != nil {
-			return err
-		}
-		if err := requireLive(ctx, tx, ended.ParentSessionID); errors.Is(err, sa.ErrNotFound) {
-			return nil // the parent is gone: nobody to notify
-		} else if err != nil {
-			return err
-		}
-		batch, err := batchOf(ctx, tx, ended)
-		if err != nil {
-			return err
-		}
-		msg := note(ended, batch)
-		if err := msg.Validate(); err != nil {
-			return fmt.Errorf("notification: %w", err)
-		}
-		msgs, err := insertMessagesOf(ctx, tx, ended.ParentSessionID, ended.ID, []sa.Message{msg})
-		if err != nil {
-			return err
-		}
-		stored = msgs[0]
-		return nil
+	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
+		ended, stored, err = storekit.FinishTask(ctx, tx, id, change, note)
+		return err
 	})
 	if err != nil {
 		return sa.Task{}, sa.Message{}, fmt.Errorf("finish task %s: %w", id, err)
@@ -419,10 +345,17 @@ func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task)
 	return ended, stored, nil
 }
 
-// updateTask reads a task, applies change, checks the result and writes
-// it back, recording the change. The id, parent, creation time and fork
-// flag are fixed; a status change must be one Task.CanBecome allows.
-func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Task) error) (sa.Task, error) {
+// ParentLive reports whether a task's parent session is live, in one
+// probe (writes are serial: nothing to lock).
+func (tx *writeTx) ParentLive(ctx context.Context, taskID string) (bool, error) {
+	return exists(ctx, tx, `SELECT 1 FROM tasks t JOIN sessions s ON s.id = t.parent_session_id
+		WHERE t.id = ? AND s.deleted_at IS NULL`, taskID)
+}
+
+// UpdateTask reads a task, applies change, checks the result (see
+// storekit.ChangeTask) and writes back the columns that changed,
+// recording the change.
+func (tx *writeTx) UpdateTask(ctx context.Context, id string, change func(*sa.Task) error) (sa.Task, error) {
 	old, err := readTask(ctx, tx, id)
 	if err != nil {
 		return sa.Task{}, err
@@ -446,32 +379,22 @@ func updateTask(ctx context.Context, tx *writeTx, id string, change func(*sa.Tas
 	return t, nil
 }
 
-// batchOf returns the state of a task's batch; a task without a batch
-// is a batch of one. The counts are kept in task_batches by triggers; the
-// completed tasks' ids are read only once none is active.
-func batchOf(ctx context.Context, q querier, t sa.Task) (sa.BatchState, error) {
-	if t.BatchID == "" {
-		return storekit.BatchOfOne(t), nil
-	}
-	var b sa.BatchState
-	err := q.QueryRowContext(ctx, `SELECT total, active FROM task_batches WHERE batch_id = ? AND parent_session_id = ?`,
-		t.BatchID, t.ParentSessionID).Scan(&b.Total, &b.Active)
-	if err != nil {
-		return b, fmt.Errorf("read batch: %w", err)
-	}
-	if b.Active > 0 {
-		return b, nil
-	}
+// BatchCounts reads a batch's counts, kept in task_batches by triggers.
+func (tx *writeTx) BatchCounts(ctx context.Context, batchID, parentID string) (total, active int, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT total, active FROM task_batches WHERE batch_id = ? AND parent_session_id = ?`,
+		batchID, parentID).Scan(&total, &active)
+	return total, active, err
+}
+
+// CompletedInBatch lists a batch's completed tasks.
+func (tx *writeTx) CompletedInBatch(ctx context.Context, batchID, parentID string) ([]string, error) {
 	// Through tasks_batch: left to itself, SQLite walks all of the
 	// parent's tasks (tasks_parent gives the order).
-	rows, err := q.QueryContext(ctx, `SELECT id FROM tasks INDEXED BY tasks_batch
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM tasks INDEXED BY tasks_batch
 		WHERE batch_id = ? AND parent_session_id = ? AND status = 'completed' ORDER BY created_at, id`,
-		t.BatchID, t.ParentSessionID)
+		batchID, parentID)
 	if err != nil {
-		return b, fmt.Errorf("read batch: %w", err)
+		return nil, err
 	}
-	if b.Completed, err = collectStrings(rows); err != nil {
-		return b, fmt.Errorf("read batch: %w", err)
-	}
-	return b, nil
+	return collectStrings(rows)
 }

@@ -136,6 +136,9 @@ func ChangeTask(old sa.Task, change func(*sa.Task) error) (sa.Task, sa.ChangeKin
 	if err := t.Validate(); err != nil {
 		return sa.Task{}, "", err
 	}
+	if !Storable(t.RunnerID) {
+		return sa.Task{}, "", fmt.Errorf("%w: runner id %q", sa.ErrInvalid, t.RunnerID)
+	}
 	kind := sa.ChangeTaskUpdated
 	if t.Status != old.Status {
 		kind = sa.TaskChangeKind(t.Status)

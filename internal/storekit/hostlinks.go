@@ -1,0 +1,97 @@
+package storekit
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sa "github.com/superagents/superagents"
+)
+
+// HostTx is what a store's write transaction offers the imports of host
+// sessions, each in the store's SQL.
+type HostTx interface {
+	SessionTx
+	// LockImport makes the imports of one host session, on every
+	// process, run one after the other (its link may not exist yet).
+	LockImport(ctx context.Context, host, hostSessionID string) error
+	// LiveHostLink reads the link of a host session to a live session
+	// (ErrNotFound when there is none), holding the link's row if lock
+	// is set.
+	LiveHostLink(ctx context.Context, host, hostSessionID string, lock bool) (sa.HostLink, error)
+	// LockLive checks that a session is live, holding it for an append.
+	LockLive(ctx context.Context, sessionID string) error
+	// PutHostLink writes a link, replacing one to a deleted session.
+	PutHostLink(ctx context.Context, link sa.HostLink) error
+	// MoveHostLink writes a link's new position and update time.
+	MoveHostLink(ctx context.Context, link sa.HostLink) error
+}
+
+// CheckHostLink refuses a link without its host and the host's session
+// id.
+func CheckHostLink(l sa.HostLink) error {
+	if strings.TrimSpace(l.Host) == "" || strings.TrimSpace(l.HostSessionID) == "" {
+		return fmt.Errorf("%w: a host link needs the host and its session id", sa.ErrInvalid)
+	}
+	return nil
+}
+
+// CreateHostSession creates in tx session id from ns (its origin an
+// import unless it says otherwise), with its first messages and link. A
+// host session linked to a live session already is refused
+// (ErrConflict); a link to a deleted one is replaced.
+func CreateHostSession(ctx context.Context, tx HostTx, id string, ns sa.NewSession, link sa.HostLink, now time.Time) (sa.Session, sa.HostLink, error) {
+	if err := tx.LockImport(ctx, link.Host, link.HostSessionID); err != nil {
+		return sa.Session{}, sa.HostLink{}, fmt.Errorf("lock host link: %w", err)
+	}
+	if old, err := tx.LiveHostLink(ctx, link.Host, link.HostSessionID, false); err == nil {
+		return sa.Session{}, sa.HostLink{}, fmt.Errorf("%w: %s session %s is imported already, as session %s", sa.ErrConflict, link.Host, link.HostSessionID, old.SessionID)
+	} else if !errors.Is(err, sa.ErrNotFound) {
+		return sa.Session{}, sa.HostLink{}, err
+	}
+	ns.Origin = cmp.Or(ns.Origin, sa.OriginImport)
+	sess, err := CreateSession(ctx, tx, NewSession(id, ns, now), ns.Messages)
+	if err != nil {
+		return sa.Session{}, sa.HostLink{}, err
+	}
+	link.SessionID, link.UpdatedAt = sess.ID, now
+	if err := tx.PutHostLink(ctx, link); err != nil {
+		return sa.Session{}, sa.HostLink{}, fmt.Errorf("insert host link: %w", err)
+	}
+	return sess, link, nil
+}
+
+// AppendHost appends msgs in tx to the session a host session is linked
+// to, moving the link's position from from to link.Position. It refuses
+// (ErrConflict) when the position read under the locks is no longer from,
+// or the link was replaced: another import got there first.
+func AppendHost(ctx context.Context, tx HostTx, link sa.HostLink, from string, msgs []sa.Message, now time.Time) ([]sa.Message, sa.HostLink, error) {
+	seen, err := tx.LiveHostLink(ctx, link.Host, link.HostSessionID, false)
+	if err != nil {
+		return nil, sa.HostLink{}, err
+	}
+	// The session is held before the link, the order deletion takes them
+	// in (it deletes the link when it reclaims the session).
+	if err := tx.LockLive(ctx, seen.SessionID); err != nil {
+		return nil, sa.HostLink{}, err
+	}
+	cur, err := tx.LiveHostLink(ctx, link.Host, link.HostSessionID, true)
+	if err != nil {
+		return nil, sa.HostLink{}, err
+	}
+	if cur.SessionID != seen.SessionID || cur.Position != from {
+		return nil, sa.HostLink{}, fmt.Errorf("%w: %s session %s was imported further meanwhile", sa.ErrConflict, link.Host, link.HostSessionID)
+	}
+	link.SessionID, link.UpdatedAt = cur.SessionID, now
+	stored, err := tx.InsertMessages(ctx, cur.SessionID, msgs)
+	if err != nil {
+		return nil, sa.HostLink{}, err
+	}
+	if err := tx.MoveHostLink(ctx, link); err != nil {
+		return nil, sa.HostLink{}, fmt.Errorf("update host link: %w", err)
+	}
+	return stored, link, nil
+}
