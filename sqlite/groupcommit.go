@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sync"
 )
@@ -115,50 +116,11 @@ func (s *Store) commitBatch(batch []*writeRequest) {
 		failAll(fmt.Errorf("begin: %w", err))
 		return
 	}
-	// One write alone needs no savepoint: its error rolls back the whole
-	// transaction.
-	savepoints := len(batch) > 1
-	var kept []*writeRequest // the writes in the transaction
-	changed := false
-	stmts := newCachedTx(sqlTx, s.writeStmts) // shared: each statement is bound to the transaction once
-	for _, r := range batch {
-		if err := r.ctx.Err(); err != nil {
-			r.err = err // given up before it started
-			continue
-		}
-		tx := &writeTx{cachedTx: stmts, ctx: ctx, now: s.now().UTC()}
-		if savepoints {
-			if _, err := tx.ExecContext(ctx, `SAVEPOINT one_write`); err != nil {
-				_ = sqlTx.Rollback()
-				failAll(fmt.Errorf("begin a write: %w", err))
-				return
-			}
-		}
-		if runWrite(r, tx) {
-			if savepoints {
-				if _, err := tx.ExecContext(ctx, `RELEASE one_write`); err != nil {
-					_ = sqlTx.Rollback()
-					failAll(fmt.Errorf("end a write: %w", err))
-					return
-				}
-			}
-			kept = append(kept, r)
-			changed = changed || tx.changed
-			continue
-		}
-		if savepoints {
-			// Undo this write alone. If even that fails, the transaction
-			// is lost (an I/O error, say), and with it the others' writes.
-			_, err := tx.ExecContext(ctx, `ROLLBACK TO one_write`)
-			if err == nil {
-				_, err = tx.ExecContext(ctx, `RELEASE one_write`)
-			}
-			if err != nil {
-				_ = sqlTx.Rollback()
-				failAll(fmt.Errorf("write abandoned with another that failed: %w", err))
-				return
-			}
-		}
+	kept, changed, err := s.runBatch(ctx, sqlTx, batch)
+	if err != nil {
+		_ = sqlTx.Rollback()
+		failAll(err)
+		return
 	}
 	if len(kept) == 0 {
 		_ = sqlTx.Rollback()
@@ -174,6 +136,51 @@ func (s *Store) commitBatch(batch []*writeRequest) {
 	if changed {
 		s.signal()
 	}
+}
+
+// runBatch runs a batch's writes in sqlTx, each in a savepoint of its own
+// when there are several, and returns those that succeeded and whether
+// they recorded changes. An error means the transaction is lost, and
+// with it every write.
+func (s *Store) runBatch(ctx context.Context, sqlTx *sql.Tx, batch []*writeRequest) (kept []*writeRequest, changed bool, err error) {
+	// One write alone needs no savepoint: its error rolls back the whole
+	// transaction.
+	savepoints := len(batch) > 1
+	stmts := newCachedTx(sqlTx, s.writeStmts) // shared: each statement is bound to the transaction once
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err // given up before it started
+			continue
+		}
+		tx := &writeTx{cachedTx: stmts, ctx: ctx, now: s.now().UTC()}
+		if savepoints {
+			if _, err := tx.ExecContext(ctx, `SAVEPOINT one_write`); err != nil {
+				return nil, false, fmt.Errorf("begin a write: %w", err)
+			}
+		}
+		if runWrite(r, tx) {
+			if savepoints {
+				if _, err := tx.ExecContext(ctx, `RELEASE one_write`); err != nil {
+					return nil, false, fmt.Errorf("end a write: %w", err)
+				}
+			}
+			kept = append(kept, r)
+			changed = changed || tx.changed
+			continue
+		}
+		if savepoints {
+			// Undo this write alone. If even that fails, the transaction
+			// is lost (an I/O error, say), and with it the others' writes.
+			_, err := tx.ExecContext(ctx, `ROLLBACK TO one_write`)
+			if err == nil {
+				_, err = tx.ExecContext(ctx, `RELEASE one_write`)
+			}
+			if err != nil {
+				return nil, false, fmt.Errorf("write abandoned with another that failed: %w", err)
+			}
+		}
+	}
+	return kept, changed, nil
 }
 
 // runWrite runs one write's fn, and reports whether it succeeded. A panic
