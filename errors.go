@@ -20,6 +20,16 @@ var (
 	// ErrConflict: the request is well-formed but the current state refuses
 	// it (a task that cannot make that transition, for example).
 	ErrConflict = errors.New("conflict")
+	// ErrUnknownAgent: a session or request names an agent no profile
+	// defines.
+	ErrUnknownAgent = errors.New("unknown agent")
+	// ErrLimit: a configured limit refuses the request (spawn depth).
+	ErrLimit = errors.New("limit reached")
+	// ErrExpired: the task's session was deleted, or the task cleared, so
+	// it cannot go on.
+	ErrExpired = errors.New("task session expired")
+	// ErrClosed: the task manager is shutting down.
+	ErrClosed = errors.New("task manager closed")
 )
 
 // AmbiguousIDError is returned when an id prefix matches more than one
@@ -53,3 +63,16 @@ type notFoundError string
 
 func (e notFoundError) Error() string        { return string(e) }
 func (e notFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// FieldError is a request field that is wrong, with the reason (a
+// sentence that names it): every way in words it the same, and those that
+// can (the HTTP API) name the field too.
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string { return e.Reason }
+
+// Is makes errors.Is(err, ErrInvalid) true.
+func (e *FieldError) Is(target error) bool { return target == ErrInvalid }

@@ -66,43 +66,24 @@ type Loop struct {
 	NewSession bool
 }
 
-// EventType says what an Event reports.
-type EventType string
+// EventType says what an Event reports (see sa.TurnEventType).
+type EventType = sa.TurnEventType
 
 // Event types.
 const (
-	EventTextDelta      EventType = "text_delta"
-	EventReasoningDelta EventType = "reasoning_delta"
-	// EventMessage: a message was stored (the input, an assistant
-	// message, a tool result).
-	EventMessage   EventType = "message"
-	EventToolStart EventType = "tool_start"
-	EventToolEnd   EventType = "tool_end"
-	// EventStep: a model request is about to be sent (Step counts from 1).
-	EventStep EventType = "step"
+	EventTextDelta      = sa.TurnEventTextDelta
+	EventReasoningDelta = sa.TurnEventReasoningDelta
+	EventMessage        = sa.TurnEventMessage
+	EventToolStart      = sa.TurnEventToolStart
+	EventToolEnd        = sa.TurnEventToolEnd
+	EventStep           = sa.TurnEventStep
 )
 
-// Event is one thing that happened during a turn.
-type Event struct {
-	Type      EventType
-	SessionID string
-	Step      int
-	Text      string      // text and reasoning deltas
-	Call      *sa.Part    // tool_start, tool_end
-	Result    *sa.Part    // tool_end
-	Message   *sa.Message // message
-}
+// Event is one thing that happened during a turn (see sa.TurnEvent).
+type Event = sa.TurnEvent
 
-// Outcome sums up a finished (or stopped) turn.
-type Outcome struct {
-	// Text is the final answer: the text of the last assistant message.
-	Text      string
-	Steps     int
-	ToolCalls int
-	Usage     sa.Usage
-	// StopReason is the model's reason for its last stop.
-	StopReason sa.StopReason
-}
+// Outcome sums up a finished (or stopped) turn (see sa.TurnOutcome).
+type Outcome = sa.TurnOutcome
 
 // Run stores the input messages in the session and runs the model until it
 // ends its turn. It returns the outcome even with an error, which wraps

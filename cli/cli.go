@@ -17,7 +17,7 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/runtime"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 	"github.com/superagents/superagents/xdg"
 )
 
@@ -69,7 +69,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(env.Stderr, "superagents: %s\n", oneLine(tasks.Message(err)))
+	fmt.Fprintf(env.Stderr, "superagents: %s\n", oneLine(tasktools.Message(err)))
 	return exitCode(err)
 }
 

@@ -6,7 +6,7 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/cost"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // costedSession is a session as `sessions --json` prints it: the listing,
@@ -23,7 +23,7 @@ type costedSession struct {
 // session cost (resumes included), and what it cost with every task it
 // launched.
 type costedTask struct {
-	tasks.View
+	tasktools.View
 	cost.Costs
 }
 
@@ -47,7 +47,7 @@ func (a *app) costedTasks(ctx context.Context, st sa.Store, list []sa.Task) ([]c
 	now := time.Now()
 	return withCosts(ctx, a, st, list, func(t sa.Task) string { return t.ID },
 		func(t sa.Task, c cost.Costs) costedTask {
-			return costedTask{View: tasks.NewView(t, now), Costs: c}
+			return costedTask{View: tasktools.NewView(t, now), Costs: c}
 		})
 }
 

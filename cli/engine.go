@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 	"time"
 
+	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/agents"
 	"github.com/superagents/superagents/config"
-	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/postgres"
 	"github.com/superagents/superagents/runtime"
+	"github.com/superagents/superagents/taskqueue"
+	"github.com/superagents/superagents/tasktools"
 
 	"github.com/superagents/superagents/xdg"
 )
@@ -125,10 +128,25 @@ func (a *app) open(ctx context.Context, model string, agents bool) (*runtime.Run
 	if err != nil {
 		return nil, err
 	}
-	rt, problems, err := runtime.Open(ctx, runtime.Options{
+	ropts := runtime.Options{
 		Store: st, Config: cfg, Workspace: ws, AgentDirs: a.agentDirs(ws), BashEnv: a.env.Environ,
-		Node: a.node, Drain: a.drain, Logger: a.queueLogger(), WorktreeDir: filepath.Join(dataDir, "worktrees"),
-	})
+		WorktreeDir: filepath.Join(dataDir, "worktrees"), TaskTools: tasktools.For,
+	}
+	if agents {
+		// The agents get the user's MCP servers and the project's
+		// instructions.
+		if ropts.ExtraTools, ropts.Instructions, err = a.attachMCP(cfg, ws); err != nil {
+			return nil, err
+		}
+	}
+	// On PostgreSQL, tasks go through the job queue, so that any node
+	// runs them; a store one process owns runs them in that process.
+	if pg, ok := st.(*postgres.Store); ok {
+		if ropts, err = taskqueue.Wire(pg, ropts, taskqueue.Options{Work: a.node, Drain: a.drain, Logger: a.queueLogger()}); err != nil {
+			return nil, err
+		}
+	}
+	rt, problems, err := runtime.Open(ctx, ropts)
 	if err != nil {
 		return nil, err
 	}
@@ -141,10 +159,7 @@ func (a *app) open(ctx context.Context, model string, agents bool) (*runtime.Run
 	})
 	a.noticeOnce(cfg.Notice())
 	if agents {
-		if err := a.attachMCP(rt.Engine, cfg, ws); err != nil {
-			return nil, err
-		}
-		if w := rt.Engine.SandboxWarning(); w != "" {
+		if w := rt.SandboxWarning(); w != "" {
 			fmt.Fprintf(a.env.Stderr, "warning: %s\n", w)
 		}
 	}
@@ -155,7 +170,7 @@ func (a *app) open(ctx context.Context, model string, agents bool) (*runtime.Run
 }
 
 // isUnknownAgent reports whether err is about an agent name.
-func isUnknownAgent(err error) bool { return errors.Is(err, engine.ErrUnknownAgent) }
+func isUnknownAgent(err error) bool { return errors.Is(err, sa.ErrUnknownAgent) }
 
 // noticeFile marks, in the data directory, that the offline-model notice
 // was shown: the CLI says it once, not at every command.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superagents/superagents/config"
-	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/instructions"
 	"github.com/superagents/superagents/mcpclient"
+	"github.com/superagents/superagents/tools"
 )
 
 // bindMCPFlags adds the flags every command that runs agents takes.
@@ -49,24 +50,23 @@ func untrustedNotice(servers mcpclient.Servers, ws string) string {
 		strings.Join(names, ", "), ws)
 }
 
-// attachMCP gives the engine the user's MCP servers, started at their
-// first use and stopped when the command ends, and the project's
-// instructions.
-func (a *app) attachMCP(eng *engine.Engine, cfg config.Config, ws string) error {
-	text, err := instructions.Load(ws, a.userConfigDir())
+// attachMCP returns, for the agents, the tools of the user's MCP servers
+// (started at their first use and stopped when the command ends) and the
+// project's instructions.
+func (a *app) attachMCP(cfg config.Config, ws string) (extra func(context.Context, []string) ([]tools.Tool, error), text string, err error) {
+	text, err = instructions.Load(ws, a.userConfigDir())
 	if err != nil {
 		fmt.Fprintf(a.env.Stderr, "warning: project instructions skipped: %v\n", err)
 	}
-	eng.Instructions = text
 
 	servers, trusted, err := a.mcpServers(cfg, ws)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	if !trusted && a.holdNotice {
 		// The terminal chat asks, once per content of the project's files.
 		if trusted, err = a.askTrust(servers, ws); err != nil {
-			return err
+			return nil, "", err
 		}
 	}
 	for _, p := range servers.Problems {
@@ -85,12 +85,11 @@ func (a *app) attachMCP(eng *engine.Engine, cfg config.Config, ws string) error 
 		}
 	}
 	if len(servers.List) == 0 {
-		return nil
+		return nil, text, nil
 	}
 	m := mcpclient.NewManager(servers, a.mcpOptions(cfg, ws, trusted))
 	a.closers = append(a.closers, m.Close)
-	eng.ExtraTools = m.ToolsFor
-	return nil
+	return m.ToolsFor, text, nil
 }
 
 // askTrust asks on the terminal, before the chat starts, whether the

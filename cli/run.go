@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/agent"
-	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/runtime"
 )
 
@@ -54,7 +52,6 @@ before its answer.`,
 			if err != nil {
 				return err
 			}
-			eng, mgr := rt.Engine, rt.Tasks
 			var sess sa.Session
 			if sessionID != "" {
 				if sess, err = a.resolveSession(ctx, sessionID); err != nil {
@@ -63,10 +60,10 @@ before its answer.`,
 				if err := rt.CheckWritable(ctx, sess.ID); err != nil {
 					return err
 				}
-				if err := eng.Check(sess); err != nil {
+				if err := rt.CheckSession(sess); err != nil {
 					return err
 				}
-			} else if sess, err = rt.CreateSession(ctx, sa.NewSession{Agent: agentName, Model: model, Origin: sa.OriginCLI, Title: titleFrom([]sa.Message{engine.UserMessage(prompt)})}); err != nil {
+			} else if sess, err = rt.CreateSession(ctx, sa.NewSession{Agent: agentName, Model: model, Origin: sa.OriginCLI, Title: titleFrom([]sa.Message{sa.UserMessage(prompt)})}); err != nil {
 				return err
 			}
 			// The session is this command's until it exits (its wakes
@@ -78,18 +75,18 @@ before its answer.`,
 			defer turn.End()
 			p := &turnPrinter{ctx: ctx, out: a.env.Stdout, errOut: a.env.Stderr, json: asJSON, stream: a.env.StdoutIsTerminal}
 			if wait {
-				p.notices, p.store, p.session = true, eng.Store, sess.ID
-				if p.mark, err = lastMessageID(ctx, eng.Store, sess.ID); err != nil {
+				p.notices, p.store, p.session = true, rt.Store(), sess.ID
+				if p.mark, err = lastMessageID(ctx, rt.Store(), sess.ID); err != nil {
 					return err
 				}
 			}
-			opts := engine.TurnOptions{OnEvent: p.event}
-			outcome, runErr := turn.Run(ctx, opts, engine.UserMessage(prompt))
+			opts := runtime.TurnOptions{OnEvent: p.event}
+			outcome, runErr := turn.Run(ctx, opts, sa.UserMessage(prompt))
 			if err := p.finish(sess, outcome, runErr); err != nil {
 				return err
 			}
 			if !wait {
-				if n := mgr.Active(sess.ID); n > 0 {
+				if n := rt.ActiveTasks(sess.ID); n > 0 {
 					fmt.Fprintf(a.env.Stderr, "warning: %d background task(s) of this session stop now that run exits; use --wait to let them finish\n", n)
 				}
 				return nil
@@ -101,7 +98,7 @@ before its answer.`,
 			waker := rt.NewCheckedWaker(func(string) bool { due = true; return true })
 			waker.Watch(sess.ID)
 			for {
-				if err := mgr.WaitIdle(ctx, sess.ID); err != nil {
+				if err := rt.WaitTasks(ctx, sess.ID); err != nil {
 					return err
 				}
 				if err := p.notifications(0); err != nil {
@@ -184,13 +181,13 @@ func (p *turnPrinter) line(e jsonEvent) {
 	p.out.Write(append(b, '\n'))
 }
 
-func (p *turnPrinter) event(e agent.Event) {
+func (p *turnPrinter) event(e sa.TurnEvent) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
-	case e.Type == agent.EventMessage && e.Message.Role == sa.RoleAssistant:
+	case e.Type == sa.TurnEventMessage && e.Message.Role == sa.RoleAssistant:
 		p.answer = e.Message.ID
-	case e.Type == agent.EventStep && p.notices && (p.json || p.stream):
+	case e.Type == sa.TurnEventStep && p.notices && (p.json || p.stream):
 		// What the model is about to read goes out before what it writes.
 		// A notification stored from now until the model request reads
 		// the session is printed when the turn ends.
@@ -200,16 +197,16 @@ func (p *turnPrinter) event(e agent.Event) {
 	}
 	if p.json {
 		switch e.Type {
-		case agent.EventTextDelta:
+		case sa.TurnEventTextDelta:
 			p.line(jsonEvent{Type: "text", Text: e.Text})
-		case agent.EventReasoningDelta:
+		case sa.TurnEventReasoningDelta:
 			p.line(jsonEvent{Type: "reasoning", Text: e.Text})
-		case agent.EventToolStart:
+		case sa.TurnEventToolStart:
 			p.line(jsonEvent{Type: "tool_call", CallID: e.Call.CallID, Name: e.Call.Name, Input: e.Call.Input})
-		case agent.EventToolEnd:
+		case sa.TurnEventToolEnd:
 			out := e.Result.Output
 			p.line(jsonEvent{Type: "tool_result", CallID: e.Result.CallID, Name: e.Result.Name, Output: &out, IsError: e.Result.IsError})
-		case agent.EventMessage:
+		case sa.TurnEventMessage:
 			if m := e.Message; m.Role == sa.RoleAssistant && !m.Usage.IsZero() {
 				u := m.Usage
 				p.line(jsonEvent{Type: "usage", Usage: &u})
@@ -221,16 +218,16 @@ func (p *turnPrinter) event(e agent.Event) {
 		return
 	}
 	switch e.Type {
-	case agent.EventTextDelta:
+	case sa.TurnEventTextDelta:
 		io.WriteString(p.out, e.Text)
 		p.streamed = true
-	case agent.EventToolStart:
+	case sa.TurnEventToolStart:
 		if p.streamed {
 			io.WriteString(p.out, "\n")
 			p.streamed = false
 		}
 		fmt.Fprintf(p.errOut, "  → %s %s\n", e.Call.Name, truncateRunes(oneLineText(string(e.Call.Input)), 100))
-	case agent.EventToolEnd:
+	case sa.TurnEventToolEnd:
 		if e.Result.IsError {
 			fmt.Fprintf(p.errOut, "  ✗ %s: %s\n", e.Call.Name, truncateRunes(oneLineText(e.Result.Output), 100))
 		}
@@ -239,7 +236,7 @@ func (p *turnPrinter) event(e agent.Event) {
 
 // finish prints the end of the turn and returns the turn's error. The
 // notifications the turn read before its answer come first.
-func (p *turnPrinter) finish(sess sa.Session, o agent.Outcome, runErr error) error {
+func (p *turnPrinter) finish(sess sa.Session, o sa.TurnOutcome, runErr error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if runErr == nil && p.answer > p.mark {

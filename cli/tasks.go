@@ -18,7 +18,8 @@ import (
 	"github.com/spf13/cobra"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/runtime"
+	"github.com/superagents/superagents/tasktools"
 )
 
 func (a *app) tasksCommand() *cobra.Command {
@@ -45,7 +46,7 @@ parent's context, "(resumed)" tasks that were continued.`,
 			}
 			// Tasks of a process that died are ended first, so that none
 			// is listed as running when nothing runs it.
-			if _, err := tasks.Reconcile(cmd.Context(), st); err != nil {
+			if _, err := runtime.Reconcile(cmd.Context(), st); err != nil {
 				return err
 			}
 			filter := sa.TaskFilter{Status: status, Limit: limit}
@@ -86,10 +87,10 @@ func writeTaskTable(w io.Writer, list []sa.Task, now time.Time) error {
 	rows := make([][]string, len(list))
 	for i, t := range list {
 		id := sa.ShortID(t.ID)
-		if marks := tasks.Indicators(t); marks != "" {
+		if marks := tasktools.Indicators(t); marks != "" {
 			id += " " + marks
 		}
-		took := tasks.Duration(t, now)
+		took := t.Duration(now)
 		rows[i] = []string{id, string(t.Status), t.Agent, sa.ShortID(t.ParentSessionID), took.Round(time.Second).String(),
 			fmt.Sprint(t.Progress.ToolCalls), truncateRunes(oneLineText(t.Description), 50)}
 	}
@@ -120,15 +121,18 @@ status and progress while it runs. --block waits until it ends or the
 timeout passes (seconds; default 60, at most 600).`,
 		Args: exactArgs(1, "one task id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if most := int(tasks.MaxBlockTimeout.Seconds()); timeout < 1 || timeout > most {
+			if most := int(runtime.MaxBlockTimeout.Seconds()); timeout < 1 || timeout > most {
 				return usagef("--timeout must be between 1 and %d seconds, not %d", most, timeout)
 			}
 			rt, err := a.openSessions(cmd.Context())
 			if err != nil {
 				return err
 			}
-			mgr := rt.Tasks
-			r, err := mgr.OutputTool(cmd.Context(), "", tasks.OutputInput{TaskID: args[0], Block: block, Timeout: timeout})
+			tt, err := tasktools.New(rt)
+			if err != nil {
+				return err
+			}
+			r, err := tt.OutputTool(cmd.Context(), "", tasktools.OutputInput{TaskID: args[0], Block: block, Timeout: timeout})
 			if err != nil {
 				return err
 			}
@@ -141,7 +145,7 @@ timeout passes (seconds; default 60, at most 600).`,
 	return cmd
 }
 
-func (a *app) printReply(r tasks.Reply, asJSON bool) error {
+func (a *app) printReply(r tasktools.Reply, asJSON bool) error {
 	if asJSON {
 		return writeJSON(a.env.Stdout, r.Data)
 	}
@@ -163,8 +167,11 @@ second, when that process sees the change).`,
 			if err != nil {
 				return err
 			}
-			mgr := rt.Tasks
-			r, err := mgr.CancelTool(cmd.Context(), "", tasks.CancelInput{TaskID: args[0]})
+			tt, err := tasktools.New(rt)
+			if err != nil {
+				return err
+			}
+			r, err := tt.CancelTool(cmd.Context(), "", tasktools.CancelInput{TaskID: args[0]})
 			if err != nil {
 				return err
 			}
@@ -222,7 +229,7 @@ worktree runs it in a git worktree of its own, on a branch named after it.
 				return usagef("--max-tokens must not be negative")
 			}
 			if _, err := sa.ParseIsolation(isolation); err != nil {
-				return usagef("--isolation: %s", tasks.Message(err))
+				return usagef("--isolation: %s", tasktools.Message(err))
 			}
 			return a.launchWorker(cmd.Context(), workerRequest{session: session, agent: agent, description: description,
 				fork: fork, timeout: timeout, budget: budget, isolation: isolation, prompt: strings.Join(args, " ")}, asJSON, wait)
@@ -285,17 +292,20 @@ func (a *app) launchWorker(ctx context.Context, req workerRequest, asJSON, wait 
 		if err != nil {
 			return err
 		}
-		mgr := rt.Tasks
-		t, err := a.workerLaunch(ctx, mgr, req)
+		tt, err := tasktools.New(rt)
+		if err != nil {
+			return err
+		}
+		t, err := a.workerLaunch(ctx, rt, req)
 		if err != nil {
 			return err
 		}
 		for {
-			r, err := mgr.OutputTool(ctx, "", tasks.OutputInput{TaskID: t.ID, Block: true, Timeout: int(tasks.MaxBlockTimeout / time.Second)})
+			r, err := tt.OutputTool(ctx, "", tasktools.OutputInput{TaskID: t.ID, Block: true, Timeout: int(runtime.MaxBlockTimeout / time.Second)})
 			if err != nil {
 				return err
 			}
-			if out, _ := r.Data.(tasks.OutputView); !out.TimedOut {
+			if out, _ := r.Data.(tasktools.OutputView); !out.TimedOut {
 				return a.printReply(r, asJSON)
 			}
 		}
@@ -355,9 +365,9 @@ func (a *app) launchWorker(ctx context.Context, req workerRequest, asJSON, wait 
 }
 
 // workerLaunch launches or resumes the request's task.
-func (a *app) workerLaunch(ctx context.Context, mgr *tasks.Manager, req workerRequest) (sa.Task, error) {
+func (a *app) workerLaunch(ctx context.Context, rt *runtime.Runtime, req workerRequest) (sa.Task, error) {
 	if req.resume != "" {
-		return mgr.Resume(ctx, req.resume, req.prompt)
+		return rt.ResumeTask(ctx, req.resume, req.prompt, "")
 	}
 	st, err := a.openStore(ctx)
 	if err != nil {
@@ -367,7 +377,7 @@ func (a *app) workerLaunch(ctx context.Context, mgr *tasks.Manager, req workerRe
 	if err != nil {
 		return sa.Task{}, err
 	}
-	return mgr.Launch(ctx, tasks.LaunchRequest{ParentSessionID: sess.ID, Description: req.description, Prompt: req.prompt,
+	return rt.LaunchTask(ctx, runtime.LaunchRequest{ParentSessionID: sess.ID, Description: req.description, Prompt: req.prompt,
 		Agent: req.agent, Fork: req.fork, Timeout: time.Duration(req.timeout) * time.Second, Budget: req.budget, Isolation: req.isolation})
 }
 
@@ -394,8 +404,7 @@ func (a *app) taskWorkCommand() *cobra.Command {
 				report("error", err.Error())
 				return err
 			}
-			mgr := rt.Tasks
-			t, err := a.workerLaunch(ctx, mgr, req)
+			t, err := a.workerLaunch(ctx, rt, req)
 			if err != nil {
 				// The launcher exits as this process would have: a usage
 				// error, or a failure (a task whose state refuses it too).
@@ -403,14 +412,14 @@ func (a *app) taskWorkCommand() *cobra.Command {
 				if exitCode(err) == ExitUsage {
 					verb = "invalid"
 				}
-				report(verb, tasks.Message(err))
+				report(verb, tasktools.Message(err))
 				return err
 			}
 			report("ok", t.ID)
 			fmt.Fprintf(a.env.Stderr, "running task %s\n", t.ID)
 			// Until the task this process runs has ended (on a PostgreSQL
 			// database the cluster's nodes run it: nothing to wait for).
-			return mgr.WaitLocalIdle(ctx, t.ParentSessionID)
+			return rt.WaitLocalTasks(ctx, t.ParentSessionID)
 		},
 	}
 	cmd.Flags().StringVar(&req.session, "session", "", "")

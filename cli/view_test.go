@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/superagents/superagents/sqlite"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // TestTaskJSONIsTheTaskView: tasks --json and task output --json show a
-// task in the one shape every way in uses (tasks.View), named "id".
+// task in the one shape every way in uses (tasktools.View), named "id".
 func TestTaskJSONIsTheTaskView(t *testing.T) {
 	h := newHarness(t)
 	h.env["SUPERAGENTS_OFFLINE_SCRIPT"] = writeScript(t)
@@ -43,7 +43,7 @@ func TestTaskJSONIsTheTaskView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := json.Marshal(tasks.NewView(stored, time.Now()))
+	raw, _ := json.Marshal(tasktools.NewView(stored, time.Now()))
 	var want map[string]any
 	if err := json.Unmarshal(raw, &want); err != nil {
 		t.Fatal(err)

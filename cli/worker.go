@@ -64,8 +64,8 @@ func (a *app) worker(ctx context.Context, model string) error {
 		return err
 	}
 	fmt.Fprintf(a.env.Stderr, "worker %s: running tasks from %s, up to %d at once; SIGINT or SIGTERM stops it\n",
-		rt.Tasks.RunnerID(), postgres.Redact(url), cfg.Tasks.Concurrency)
+		rt.RunnerID(), postgres.Redact(url), cfg.Tasks.Concurrency)
 	<-ctx.Done()
-	fmt.Fprintf(a.env.Stderr, "worker %s: stopping; running tasks may finish for %s\n", rt.Tasks.RunnerID(), a.drain)
+	fmt.Fprintf(a.env.Stderr, "worker %s: stopping; running tasks may finish for %s\n", rt.RunnerID(), a.drain)
 	return nil
 }

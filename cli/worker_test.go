@@ -15,7 +15,8 @@ import (
 	"github.com/superagents/superagents/postgres"
 	"github.com/superagents/superagents/postgres/pgtest"
 	"github.com/superagents/superagents/runtime"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/taskqueue"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // TestWorkerRefuses checks the worker's refusals: no PostgreSQL database,
@@ -55,7 +56,11 @@ func TestWorkerRunsQueuedTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rt, _, err := runtime.Open(context.Background(), runtime.Options{Store: st, Config: config.Default(), Workspace: t.TempDir()})
+	opts, err := taskqueue.Wire(st, runtime.Options{Store: st, Config: config.Default(), Workspace: t.TempDir(), TaskTools: tasktools.For}, taskqueue.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, _, err := runtime.Open(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,19 +69,19 @@ func TestWorkerRunsQueuedTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := rt.Tasks.Launch(context.Background(), tasks.LaunchRequest{ParentSessionID: parent.ID,
+	task, err := rt.LaunchTask(context.Background(), runtime.LaunchRequest{ParentSessionID: parent.ID,
 		Description: "sum", Prompt: "What is 20+22?", Agent: "general"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := rt.Tasks.Output(context.Background(), task.ID, true, time.Minute)
+	out, err := rt.TaskOutput(context.Background(), task.ID, true, time.Minute)
 	if err != nil || out.TimedOut || out.Task.Status != sa.TaskCompleted || !strings.Contains(out.Task.Result, "42") {
 		t.Fatalf("the queued task: %+v, %v\nworker: %s", out, err, stderr.String())
 	}
 	// River's client goes by its process's runner id.
 	var worked string
 	err = st.Pool().QueryRow(context.Background(), `SELECT attempted_by[1] FROM river_job WHERE args->>'task_id' = $1`, task.ID).Scan(&worked)
-	if err != nil || worked == rt.Tasks.RunnerID() || !strings.Contains(stderr.String(), worked) {
+	if err != nil || worked == rt.RunnerID() || !strings.Contains(stderr.String(), worked) {
 		t.Fatalf("the task's job was worked by %q (%v), not by the worker:\n%s", worked, err, stderr.String())
 	}
 	stop()

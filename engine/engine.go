@@ -6,7 +6,6 @@ package engine
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,10 +22,10 @@ import (
 )
 
 // DefaultAgent is the profile of sessions that name none.
-const DefaultAgent = "general"
+const DefaultAgent = sa.DefaultAgent
 
 // ErrUnknownAgent: a session or request names an agent no profile defines.
-var ErrUnknownAgent = errors.New("unknown agent")
+var ErrUnknownAgent = sa.ErrUnknownAgent
 
 // TaskToolsFunc returns the background-task tools offered to a session, or
 // none (at the spawn depth limit, for example).
@@ -41,8 +40,6 @@ type Engine struct {
 	Models    *llm.Registry
 	Agents    *agents.Catalog
 	Workspace *tools.Workspace
-	// TaskTools, if set, adds the background-task tools.
-	TaskTools TaskToolsFunc
 	// BashEnv is the environment bash commands start from (the process's
 	// if nil).
 	BashEnv []string
@@ -54,6 +51,9 @@ type Engine struct {
 	// Instructions, if set, end every agent's system prompt (the
 	// project's AGENTS.md files).
 	Instructions string
+
+	// taskTools, if set, adds the background-task tools.
+	taskTools TaskToolsFunc
 
 	builtins sync.Map // agent name → *tools.Set: built once, they never change
 	prompts  sync.Map // promptKey → string: one copy per agent and tool set, not one per running turn
@@ -143,8 +143,8 @@ func (e *Engine) toolsFor(ctx context.Context, sessionID string, profile agents.
 		return nil, err
 	}
 	all := builtin.Tools()
-	if e.TaskTools != nil {
-		extra, err := e.TaskTools(ctx, sessionID)
+	if e.taskTools != nil {
+		extra, err := e.taskTools(ctx, sessionID)
 		if err != nil {
 			return nil, fmt.Errorf("task tools: %w", err)
 		}
@@ -275,10 +275,8 @@ func (e *Engine) RunIn(ctx context.Context, sess sa.Session, opts TurnOptions, i
 	return loop.Run(ctx, sess.ID, input...)
 }
 
-// UserMessage is a user's text as a message.
-func UserMessage(text string) sa.Message {
-	return sa.Message{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart(text)}}
-}
+// UserMessage is a user's text as a message (sa.UserMessage).
+func UserMessage(text string) sa.Message { return sa.UserMessage(text) }
 
 // Options say where an engine finds its parts.
 type Options struct {
@@ -291,6 +289,12 @@ type Options struct {
 	// BashEnv is the environment bash commands start from (the process's
 	// if nil).
 	BashEnv []string
+	// TaskTools, if set, gives a session's turns the background-task
+	// tools.
+	TaskTools TaskToolsFunc
+	// ExtraTools and Instructions: see Engine.
+	ExtraTools   func(ctx context.Context, patterns []string) ([]tools.Tool, error)
+	Instructions string
 }
 
 // New opens the workspace and loads the agent profiles. Profile files that
@@ -303,12 +307,15 @@ func New(opts Options) (eng *Engine, problems []error, err error) {
 	}
 	catalog, problems := agents.Load(opts.AgentDirs)
 	return &Engine{
-		Store:     opts.Store,
-		Config:    opts.Config,
-		Models:    llm.NewRegistry(opts.Config),
-		Agents:    catalog,
-		Workspace: ws,
-		BashEnv:   opts.BashEnv,
+		Store:        opts.Store,
+		Config:       opts.Config,
+		Models:       llm.NewRegistry(opts.Config),
+		Agents:       catalog,
+		Workspace:    ws,
+		BashEnv:      opts.BashEnv,
+		taskTools:    opts.TaskTools,
+		ExtraTools:   opts.ExtraTools,
+		Instructions: opts.Instructions,
 	}, problems, nil
 }
 

@@ -15,7 +15,7 @@ import (
 func (WaysIn) Chat(ctx context.Context, req cli.ChatRequest) error {
 	sessionID := req.SessionID
 	if req.Continue {
-		sess, err := repl.LatestSession(ctx, req.Runtime.Store)
+		sess, err := repl.LatestSession(ctx, req.Runtime.Store())
 		if errors.Is(err, sa.ErrNotFound) {
 			return cli.Usagef("--continue: there is no session yet; run 'superagents' to start one")
 		}

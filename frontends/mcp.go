@@ -30,7 +30,7 @@ func (WaysIn) MCP(ctx context.Context, req cli.MCPRequest) error {
 	logger := slog.New(slog.NewTextHandler(req.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv, err := mcpserver.New(mcpserver.Options{
 		Runtime: rt,
-		Host:    cmp.Or(req.Host, rt.Engine.Config.MCP.Host),
+		Host:    cmp.Or(req.Host, rt.Config().MCP.Host),
 		Getenv:  req.Getenv,
 		Version: req.Version,
 		Logger:  logger,
@@ -71,7 +71,7 @@ func serveBackground(ctx context.Context, req cli.MCPRequest, rt *runtime.Runtim
 			}
 		},
 		Busy: func(ctx context.Context) (bool, error) {
-			active, err := rt.Store.ListTasks(ctx, sa.TaskFilter{Active: true, RunnerID: rt.Tasks.RunnerID(), IncludeCleared: true, Limit: 1})
+			active, err := rt.Store().ListTasks(ctx, sa.TaskFilter{Active: true, RunnerID: rt.RunnerID(), IncludeCleared: true, Limit: 1})
 			return len(active) > 0, err
 		},
 		Idle: req.Idle,

@@ -51,7 +51,7 @@ func (WaysIn) Serve(ctx context.Context, req cli.ServeRequest) error {
 	}
 	logger := slog.New(slog.NewTextHandler(req.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	// The task tools over MCP's streamable HTTP, at /mcp behind the token.
-	tools, err := mcpserver.New(mcpserver.Options{Runtime: rt, Host: rt.Engine.Config.MCP.Host, Getenv: req.Getenv, Version: req.Version, Logger: logger})
+	tools, err := mcpserver.New(mcpserver.Options{Runtime: rt, Host: rt.Config().MCP.Host, Getenv: req.Getenv, Version: req.Version, Logger: logger})
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/cost"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // sessionCost answers what a session (or a task: its id is its session's)
@@ -25,13 +25,13 @@ func (s *Server) sessionCost(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, tree.Priced(s.rt.Engine.Config.ModelInfo))
+	writeJSON(w, http.StatusOK, tree.Priced(s.rt.Config().ModelInfo))
 }
 
 // costedTask is a task as the API answers it: its view and what it cost
 // (the fields and shape of `tasks --json`).
 type costedTask struct {
-	tasks.View
+	tasktools.View
 	cost.Costs
 }
 
@@ -43,22 +43,22 @@ type costedSession struct {
 }
 
 func (s *Server) costs(ctx context.Context, id string) (cost.Costs, error) {
-	return cost.Listed(ctx, s.store, s.rt.Engine.Config.ModelInfo, id)
+	return cost.Listed(ctx, s.store, s.rt.Config().ModelInfo, id)
 }
 
 func (s *Server) costedTask(ctx context.Context, t sa.Task) (costedTask, error) {
 	c, err := s.costs(ctx, t.ID)
-	return costedTask{View: tasks.NewView(t, time.Now()), Costs: c}, err
+	return costedTask{View: tasktools.NewView(t, time.Now()), Costs: c}, err
 }
 
 func (s *Server) costedTasks(ctx context.Context, list []sa.Task) ([]costedTask, error) {
 	now := time.Now()
-	return cost.Each(ctx, s.store, s.rt.Engine.Config.ModelInfo, list, func(t sa.Task) string { return t.ID },
-		func(t sa.Task, c cost.Costs) costedTask { return costedTask{View: tasks.NewView(t, now), Costs: c} })
+	return cost.Each(ctx, s.store, s.rt.Config().ModelInfo, list, func(t sa.Task) string { return t.ID },
+		func(t sa.Task, c cost.Costs) costedTask { return costedTask{View: tasktools.NewView(t, now), Costs: c} })
 }
 
 func (s *Server) costedSessions(ctx context.Context, list []sa.SessionSummary) ([]costedSession, error) {
-	return cost.Each(ctx, s.store, s.rt.Engine.Config.ModelInfo, list, func(x sa.SessionSummary) string { return x.ID },
+	return cost.Each(ctx, s.store, s.rt.Config().ModelInfo, list, func(x sa.SessionSummary) string { return x.ID },
 		func(x sa.SessionSummary, c cost.Costs) costedSession {
 			return costedSession{SessionSummary: x, Costs: c}
 		})

@@ -10,9 +10,8 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/config"
-	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/llm"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // errorBody is every error response: a sentence for a person, the HTTP
@@ -88,15 +87,15 @@ func statusOf(err error) int {
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, errTurnRunning), errors.Is(err, sa.ErrConflict):
 		return http.StatusConflict
-	case errors.Is(err, tasks.ErrLimit):
+	case errors.Is(err, sa.ErrLimit):
 		return http.StatusTooManyRequests
-	case errors.Is(err, tasks.ErrExpired):
+	case errors.Is(err, sa.ErrExpired):
 		return http.StatusGone
-	case errors.Is(err, sa.ErrInvalid), errors.Is(err, engine.ErrUnknownAgent), isModelError(err):
+	case errors.Is(err, sa.ErrInvalid), errors.Is(err, sa.ErrUnknownAgent), isModelError(err):
 		return http.StatusBadRequest
 	case errors.Is(err, sa.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, tasks.ErrClosed):
+	case errors.Is(err, sa.ErrClosed):
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
@@ -111,9 +110,9 @@ func isModelError(err error) bool {
 // fail answers a request with the JSON error err calls for.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status := statusOf(err)
-	body := errorBody{Error: tasks.Message(err), Status: status}
+	body := errorBody{Error: tasktools.Message(err), Status: status}
 	var fe *fieldError
-	var tf *tasks.FieldError
+	var tf *sa.FieldError
 	switch {
 	case errors.As(err, &fe):
 		body.Field = fe.field
@@ -121,7 +120,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		body.Field = tf.Field
 	}
 	switch {
-	case errors.Is(err, engine.ErrUnknownAgent):
+	case errors.Is(err, sa.ErrUnknownAgent):
 		body.Field = "agent"
 	case isModelError(err):
 		body.Field = "model"

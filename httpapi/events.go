@@ -14,7 +14,7 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // Event stream limits.
@@ -39,7 +39,7 @@ type snapshot struct {
 	Reason      string                `json:"reason"`
 	Note        string                `json:"note,omitempty"`
 	LastEventID int64                 `json:"last_event_id"`
-	Tasks       []tasks.View          `json:"tasks"`
+	Tasks       []tasktools.View      `json:"tasks"`
 	Counts      map[sa.TaskStatus]int `json:"counts"`
 	Sessions    []sa.SessionSummary   `json:"sessions"`
 }
@@ -97,7 +97,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	cursor := s.rt.Bus.From(after)
+	cursor := s.rt.EventsFrom(after)
 	// Events that are ready at once go out together: the stream is
 	// flushed when the cursor has nothing more to give right now.
 	ready, notReady := context.WithCancel(ctx)

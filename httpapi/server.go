@@ -121,7 +121,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		opts:    opts,
 		rt:      opts.Runtime,
-		store:   opts.Runtime.Store,
+		store:   opts.Runtime.Store(),
 		log:     opts.Logger,
 		maxBody: opts.MaxBodyBytes,
 		started: time.Now(),

@@ -10,7 +10,6 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/cost"
-	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/runtime"
 )
 
@@ -159,13 +158,13 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if err := s.rt.Engine.Check(sa.Session{Agent: sess.Agent, Model: cmp.Or(req.Model, sess.Model)}); err != nil {
+	if err := s.rt.CheckSession(sa.Session{Agent: sess.Agent, Model: cmp.Or(req.Model, sess.Model)}); err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	var stored sa.Message
 	tr, err := s.turns.start(sess.ID, req.Model, func(lease *runtime.Turn) error {
-		msgs, err := lease.Append(ctx, engine.UserMessage(req.Text))
+		msgs, err := lease.Append(ctx, sa.UserMessage(req.Text))
 		if err == nil {
 			stored = msgs[0]
 		}
@@ -212,7 +211,7 @@ func (s *Server) notTaskSession(ctx context.Context, sessionID, why string) erro
 // session of an MCP client (its parent session, which only records its
 // tasks' notices) or one whose agent was removed from the configuration.
 func (s *Server) hasAgent(sess sa.Session) error {
-	if _, err := s.rt.Engine.Profile(sess.Agent); err == nil {
+	if _, err := s.rt.Profile(sess.Agent); err == nil {
 		return nil
 	}
 	if sess.Agent == sa.MCPClientAgent {
@@ -220,7 +219,7 @@ func (s *Server) hasAgent(sess sa.Session) error {
 			"create a session with POST /v1/sessions, or launch a task with POST /v1/tasks", sa.ShortID(sess.ID))
 	}
 	return errStatus(http.StatusConflict, "session %s runs agent %q, which is not defined any more: available agents are %s; fork the session with another agent",
-		sa.ShortID(sess.ID), sess.Agent, strings.Join(s.rt.Engine.Agents.Names(), ", "))
+		sa.ShortID(sess.ID), sess.Agent, strings.Join(s.rt.AgentNames(), ", "))
 }
 
 func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
@@ -233,7 +232,7 @@ func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Agent != "" {
-		if _, err := s.rt.Engine.Profile(req.Agent); err != nil {
+		if _, err := s.rt.Profile(req.Agent); err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -302,7 +301,7 @@ func (s *Server) clearTasks(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	cancelled, cleared, err := s.rt.Tasks.Clear(r.Context(), sess.ID)
+	cancelled, cleared, _, err := s.rt.ClearTasks(r.Context(), sess.ID)
 	if err != nil {
 		s.fail(w, r, err)
 		return

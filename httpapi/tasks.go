@@ -11,11 +11,11 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/config"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
-// viewTasks shows tasks as every way in does (tasks.View).
-func viewTasks(list []sa.Task) []tasks.View { return tasks.NewViews(list, time.Now()) }
+// viewTasks shows tasks as every way in does (tasktools.View).
+func viewTasks(list []sa.Task) []tasktools.View { return tasktools.NewViews(list, time.Now()) }
 
 // durationView is a DurationStats in milliseconds.
 type durationView struct {
@@ -87,7 +87,7 @@ func (s *Server) listAgents(w http.ResponseWriter, _ *http.Request) {
 		Model       string `json:"model,omitempty"`
 	}
 	var out []agentView
-	for _, p := range s.rt.Engine.Agents.List() {
+	for _, p := range s.rt.Agents() {
 		out = append(out, agentView{Name: p.Name, Description: p.Description, Model: p.Model})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"agents": out})
@@ -219,7 +219,7 @@ type launchRequest struct {
 // whole number of seconds, 0 for the configured limit, never more than
 // that limit (tasks.timeout).
 func (s *Server) taskTimeout(secs float64) (time.Duration, error) {
-	limit := s.rt.Engine.Config.Tasks.Timeout.Duration
+	limit := s.rt.Config().Tasks.Timeout.Duration
 	if limit <= 0 {
 		limit = config.DefaultTaskTimeout // as the task manager does
 	}
@@ -246,7 +246,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	in := tasks.TaskInput{Description: req.Description, Prompt: req.Prompt, Agent: req.Agent, Fork: req.Fork,
+	in := tasktools.TaskInput{Description: req.Description, Prompt: req.Prompt, Agent: req.Agent, Fork: req.Fork,
 		Resume: req.Resume, Timeout: int(timeout / time.Second), MaxCost: req.MaxCost, MaxTokens: req.MaxTokens, Isolation: req.Isolation}
 	if err := in.Validate(); err != nil {
 		s.fail(w, r, err)
@@ -260,7 +260,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, inField("resume", err))
 			return
 		}
-		if err := s.rt.Tasks.CheckResumeAgent(t, req.Agent); err != nil {
+		if err := s.rt.CheckResumeAgent(t, req.Agent); err != nil {
 			s.fail(w, r, inField("agent", err))
 			return
 		}
@@ -271,7 +271,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		required("session_id", req.SessionID, "the session the task reports to"),
 		required("description", req.Description, "a few words naming the task"),
 		required("prompt", req.Prompt, "what the task should do"),
-		required("agent", req.Agent, "one of "+strings.Join(s.rt.Engine.Agents.Names(), ", ")),
+		required("agent", req.Agent, "one of "+strings.Join(s.rt.AgentNames(), ", ")),
 	} {
 		if check != nil {
 			s.fail(w, r, check)
@@ -283,13 +283,13 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, inField("session_id", err))
 		return
 	}
-	t, _, err := s.rt.Tasks.Submit(r.Context(), parent.ID, in)
+	t, _, err := tasktools.Submit(r.Context(), s.rt, parent.ID, in)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	w.Header().Set("Location", "/v1/tasks/"+t.ID)
-	writeJSON(w, http.StatusCreated, tasks.NewView(t, time.Now()))
+	writeJSON(w, http.StatusCreated, tasktools.NewView(t, time.Now()))
 }
 
 func (s *Server) getTask(w http.ResponseWriter, r *http.Request) {
@@ -316,12 +316,12 @@ func (s *Server) taskMessages(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) cancelTask(w http.ResponseWriter, r *http.Request) {
-	t, err := s.rt.Tasks.Cancel(r.Context(), r.PathValue("id"))
+	t, err := s.rt.CancelTask(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, tasks.NewView(t, time.Now()))
+	writeJSON(w, http.StatusOK, tasktools.NewView(t, time.Now()))
 }
 
 func (s *Server) resumeTask(w http.ResponseWriter, r *http.Request) {
@@ -342,25 +342,25 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request, ref, prompt stri
 		s.fail(w, r, err)
 		return
 	}
-	t, err := s.rt.Tasks.Resume(r.Context(), ref, prompt)
+	t, err := s.rt.ResumeTask(r.Context(), ref, prompt, "")
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	w.Header().Set("Location", "/v1/tasks/"+t.ID)
-	writeJSON(w, http.StatusAccepted, tasks.NewView(t, time.Now()))
+	writeJSON(w, http.StatusAccepted, tasktools.NewView(t, time.Now()))
 }
 
 // groupView sums up the tasks of one batch (launched by one turn).
 type groupView struct {
-	BatchID   string       `json:"batch_id"`
-	Tasks     []tasks.View `json:"tasks"`
-	Total     int          `json:"total"`
-	Queued    int          `json:"queued"`
-	Running   int          `json:"running"`
-	Completed int          `json:"completed"`
-	Error     int          `json:"error"`
-	Cancelled int          `json:"cancelled"`
+	BatchID   string           `json:"batch_id"`
+	Tasks     []tasktools.View `json:"tasks"`
+	Total     int              `json:"total"`
+	Queued    int              `json:"queued"`
+	Running   int              `json:"running"`
+	Completed int              `json:"completed"`
+	Error     int              `json:"error"`
+	Cancelled int              `json:"cancelled"`
 	// CompletionRate is the share of the tasks that completed, 0 to 1.
 	CompletionRate float64   `json:"completion_rate"`
 	ToolCalls      int       `json:"tool_calls"`

@@ -9,10 +9,8 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/agent"
-	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/runtime"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // TurnState is what the server knows of a session's latest turn. The
@@ -47,7 +45,6 @@ const (
 // notifications it has not answered, as `run --wait` does.
 type turns struct {
 	rt  *runtime.Runtime
-	mgr *tasks.Manager
 	log *slog.Logger
 
 	ctx    context.Context // cancelled by stop: running turns end
@@ -83,7 +80,7 @@ func (tr *turn) startedState() TurnState {
 
 func newTurns(rt *runtime.Runtime, log *slog.Logger) *turns {
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &turns{rt: rt, mgr: rt.Tasks, log: log, ctx: ctx, cancel: cancel,
+	t := &turns{rt: rt, log: log, ctx: ctx, cancel: cancel,
 		running: map[string]*turn{}, last: map[string]TurnState{}}
 	t.waker = rt.NewWaker(t.wake)
 	return t
@@ -110,7 +107,7 @@ func (t *turns) reserve(session, model string) (*turn, error) {
 	t.mu.Unlock()
 	switch {
 	case stopped:
-		return nil, tasks.ErrClosed
+		return nil, sa.ErrClosed
 	case running:
 		return nil, t.busy(session)
 	}
@@ -127,7 +124,7 @@ func (t *turns) reserve(session, model string) (*turn, error) {
 	if t.stopped || t.running[session] != nil {
 		lease.End()
 		if t.stopped {
-			return nil, tasks.ErrClosed
+			return nil, sa.ErrClosed
 		}
 		return nil, t.busy(session)
 	}
@@ -173,7 +170,7 @@ func (t *turns) start(session, model string, before func(lease *runtime.Turn) er
 	t.mu.Unlock()
 	if stopped {
 		t.release(tr)
-		return nil, tasks.ErrClosed
+		return nil, sa.ErrClosed
 	}
 	go t.run(tr)
 	return tr, nil
@@ -181,8 +178,8 @@ func (t *turns) start(session, model string, before func(lease *runtime.Turn) er
 
 func (t *turns) run(tr *turn) {
 	defer t.wg.Done()
-	opts := engine.TurnOptions{Model: tr.model, OnEvent: func(e agent.Event) {
-		if e.Type == agent.EventToolStart && e.Call != nil && e.Call.Name == tasks.TaskToolName {
+	opts := runtime.TurnOptions{Model: tr.model, OnEvent: func(e sa.TurnEvent) {
+		if e.Type == sa.TurnEventToolStart && e.Call != nil && e.Call.Name == tasktools.TaskToolName {
 			t.waker.Watch(tr.session)
 		}
 	}}
@@ -215,7 +212,7 @@ func (t *turns) run(tr *turn) {
 // when its turn ends.
 func (t *turns) wake(session string) bool {
 	_, err := t.start(session, "", nil)
-	if err != nil && !errors.Is(err, errTurnRunning) && !errors.Is(err, tasks.ErrClosed) {
+	if err != nil && !errors.Is(err, errTurnRunning) && !errors.Is(err, sa.ErrClosed) {
 		t.log.Warn("wake agent", slog.String("session", session), slog.Any("error", err))
 	}
 	return err == nil

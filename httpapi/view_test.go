@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/superagents/superagents/cost"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // TestTaskJSONIsTheTaskView: the API shows a task in the one shape every
-// way in uses (tasks.View), with what it cost as `tasks --json` shows it
+// way in uses (tasktools.View), with what it cost as `tasks --json` shows it
 // (cost.Costs), one task or a list of them.
 func TestTaskJSONIsTheTaskView(t *testing.T) {
 	h := newHarness(t)
@@ -35,9 +35,9 @@ func TestTaskJSONIsTheTaskView(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, err := json.Marshal(struct {
-		tasks.View
+		tasktools.View
 		cost.Costs
-	}{tasks.NewView(stored, time.Now()), costs})
+	}{tasktools.NewView(stored, time.Now()), costs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // The tools' structured content. Claude Code and Codex show their model a
@@ -31,7 +31,7 @@ type entry struct {
 func newEntry(t sa.Task, now time.Time) entry {
 	e := entry{
 		ID: t.ID, Description: t.Description, Agent: t.Agent, Status: t.Status,
-		Indicators: tasks.Indicators(t), DurationMS: tasks.Duration(t, now).Milliseconds(),
+		Indicators: tasktools.Indicators(t), DurationMS: t.Duration(now).Milliseconds(),
 		ToolCalls: t.Progress.ToolCalls, ResumeCount: t.ResumeCount,
 		Unread: t.Status == sa.TaskCompleted && t.ResultRetrievedAt == nil,
 	}

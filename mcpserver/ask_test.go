@@ -15,7 +15,7 @@ import (
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/mcpserver"
 	"github.com/superagents/superagents/mcptasks"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 	"github.com/superagents/superagents/tools"
 )
 
@@ -36,7 +36,7 @@ func askModel(req llmtest.Request) llmtest.Reply {
 	case strings.Contains(body, "please run the marker"):
 		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "bash", Input: `{"command": "echo ask-marker-$((6*7))"}`}}}
 	case strings.Contains(body, "please ask the user"):
-		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: tasks.AskToolName, Input: `{"question": "Which colour?", "choices": ["red", "blue"]}`}}}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: tasktools.AskToolName, Input: `{"question": "Which colour?", "choices": ["red", "blue"]}`}}}
 	}
 	return llmtest.Reply{Text: "Done."}
 }

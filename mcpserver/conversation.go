@@ -82,7 +82,7 @@ func (s *Server) findConversation(ctx context.Context, req *mcp.CallToolRequest,
 // host to write it: hosts write a call to their transcript about when
 // they send it.
 func (s *Server) pendingCall(ctx context.Context, req *mcp.CallToolRequest, host transcripts.Host, wait time.Duration) (transcripts.Transcript, transcripts.Result, error) {
-	dir := s.rt.Engine.Workspace.Dir()
+	dir := s.rt.WorkspaceDir()
 	env := transcripts.Env{Getenv: s.getenv}
 	var (
 		name string
@@ -113,15 +113,15 @@ func (s *Server) pendingCall(ctx context.Context, req *mcp.CallToolRequest, host
 // link and notice position; c.mu is held.
 func (s *Server) conversationSession(ctx context.Context, c *client, create bool) error {
 	host, id := linkHost(c.conv.host), c.conv.id
-	link, err := s.rt.Store.HostLink(ctx, host, id)
+	link, err := s.rt.Store().HostLink(ctx, host, id)
 	if errors.Is(err, sa.ErrNotFound) {
 		if !create {
 			return nil
 		}
 		ns := sa.NewSession{Agent: AgentName, Origin: sa.OriginMCP, Title: title(c.info) + " · " + c.conv.label()}
-		_, link, err = s.rt.Store.CreateHostSession(ctx, ns, sa.HostLink{Host: host, HostSessionID: id, Position: "0"})
+		_, link, err = s.rt.Store().CreateHostSession(ctx, ns, sa.HostLink{Host: host, HostSessionID: id, Position: "0"})
 		if errors.Is(err, sa.ErrConflict) { // another connection made it meanwhile
-			link, err = s.rt.Store.HostLink(ctx, host, id)
+			link, err = s.rt.Store().HostLink(ctx, host, id)
 		}
 	}
 	if err != nil {
@@ -146,7 +146,7 @@ func (s *Server) catchUp(ctx context.Context, c *client) {
 	if c.link == nil {
 		return
 	}
-	cur, err := s.rt.Store.HostLink(ctx, c.link.Host, c.link.HostSessionID)
+	cur, err := s.rt.Store().HostLink(ctx, c.link.Host, c.link.HostSessionID)
 	if err != nil {
 		s.log.Debug("notice position not read", "session", c.link.SessionID, "error", err)
 		return
@@ -171,7 +171,7 @@ func (s *Server) delivered(ctx context.Context, c *client, upTo int64) {
 		}
 		next := *c.link
 		next.Position = strconv.FormatInt(upTo, 10)
-		_, moved, err := s.rt.Store.AppendHost(ctx, next, c.link.Position)
+		_, moved, err := s.rt.Store().AppendHost(ctx, next, c.link.Position)
 		if err == nil {
 			c.link = &moved
 			return
@@ -181,7 +181,7 @@ func (s *Server) delivered(ctx context.Context, c *client, upTo int64) {
 			return
 		}
 		// Another connection of the conversation delivered some meanwhile.
-		cur, err := s.rt.Store.HostLink(ctx, c.link.Host, c.link.HostSessionID)
+		cur, err := s.rt.Store().HostLink(ctx, c.link.Host, c.link.HostSessionID)
 		if err != nil {
 			s.log.Debug("notice position not read", "session", c.link.SessionID, "error", err)
 			return

@@ -23,6 +23,7 @@ import (
 	"github.com/superagents/superagents/mcptasks"
 	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -41,6 +42,7 @@ type harness struct {
 	eng   *engine.Engine
 	bus   *events.Bus
 	mgr   *tasks.Manager
+	tools *tasktools.Tools
 	srv   *mcpserver.Server
 	model *llmtest.Server
 	ws    string
@@ -86,7 +88,7 @@ func newHarnessWith(t testing.TB, handle func(llmtest.Request) llmtest.Reply, op
 	h := &harness{t: t, ws: t.TempDir(), model: llmtest.NewAnthropic(t)}
 	h.model.Handle(handle)
 	h.stack = stacktest.Open(t, t.TempDir(), h.ws, stacktest.Config(t, h.ws, h.model.BaseURL()), storeOpts...)
-	h.store, h.eng, h.bus, h.mgr = h.stack.Store, h.stack.Engine, h.stack.Bus, h.stack.Tasks
+	h.store, h.eng, h.bus, h.mgr, h.tools = h.stack.Store, h.stack.Engine, h.stack.Bus, h.stack.Tasks, h.stack.Tools
 	var err error
 	opts.Runtime, opts.Version = h.stack.Runtime, "test"
 	if h.srv, err = mcpserver.New(opts); err != nil {

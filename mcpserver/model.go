@@ -18,11 +18,11 @@ import (
 // model = "offline" in config.toml) or an agent whose profile names a
 // model is fine.
 func (s *Server) checkModel(agent string) error {
-	cfg := s.rt.Engine.Config
+	cfg := s.rt.Config()
 	if !cfg.Defaulted {
 		return nil
 	}
-	profile, err := s.rt.Engine.Profile(agent)
+	profile, err := s.rt.Profile(agent)
 	if err != nil {
 		return nil // the launch reports the unknown agent
 	}

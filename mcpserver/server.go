@@ -37,9 +37,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/runtime"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 	"github.com/superagents/superagents/transcripts"
 )
 
@@ -97,13 +96,12 @@ type Server struct {
 	rt     *runtime.Runtime
 	host   string
 	getenv func(string) string
-	mgr    *tasks.Manager
+	tools  *tasktools.Tools
 	// store is read only: what the server writes goes through the runtime.
 	store interface {
 		sa.Sessions
 		sa.Tasks
 	}
-	bus *events.Bus
 	log *slog.Logger
 	mcp *mcp.Server
 
@@ -155,14 +153,17 @@ func New(opts Options) (*Server, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	tools, err := tasktools.New(opts.Runtime)
+	if err != nil {
+		return nil, fmt.Errorf("mcp server: %w", err)
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{
 		rt:        opts.Runtime,
 		host:      opts.Host,
 		getenv:    opts.Getenv,
-		mgr:       opts.Runtime.Tasks,
-		store:     opts.Runtime.Store,
-		bus:       opts.Runtime.Bus,
+		tools:     tools,
+		store:     opts.Runtime.Store(),
 		log:       logger,
 		clients:   make(map[*mcp.ServerSession]*client),
 		bySession: make(map[string][]*client),
@@ -188,7 +189,7 @@ func New(opts Options) (*Server, error) {
 		stop()
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
-	cursor := s.bus.Now() // before New returns, so no ending is missed
+	cursor := s.rt.EventsNow() // before New returns, so no ending is missed
 	s.wg.Add(1)
 	go s.forward(ctx, cursor)
 	return s, nil

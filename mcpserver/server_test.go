@@ -19,7 +19,7 @@ import (
 	"github.com/superagents/superagents/internal/golden"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/mcpserver"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 var toolNames = []string{"superagents_cancel", "superagents_clear", "superagents_list", "superagents_output", "superagents_task"}
@@ -58,7 +58,7 @@ func TestInitializeAndTools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			own, err := h.mgr.ToolsFor(ctx, sess.ID)
+			own, err := h.tools.ToolsFor(ctx, sess.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +75,7 @@ func TestInitializeAndTools(t *testing.T) {
 					continue
 				}
 				want, got := jsonValue(t, spec.InputSchema), jsonValue(t, tool.InputSchema)
-				if tool.Name == tasks.TaskToolName {
+				if tool.Name == tasktools.TaskToolName {
 					// Over MCP, fork hands over the connection's record, not
 					// the client's conversation, which the server never sees:
 					// the task tool says so where the manager's says "this

@@ -14,7 +14,8 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/mcptasks"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/runtime"
+	"github.com/superagents/superagents/tasktools"
 	"github.com/superagents/superagents/transcripts"
 )
 
@@ -71,7 +72,7 @@ func holderOf(req mcp.Request) string {
 
 // installTasks adds the Tasks extension to the server, and lets the tasks
 // launched by a tools/call that declared it ask their user (see
-// tasks.WithUserInput): the client answers through tasks/update.
+// runtime.WithUserInput): the client answers through tasks/update.
 func (s *Server) installTasks() error {
 	if err := mcptasks.Install(s.mcp, mcptasks.Options{Backend: taskBackend{s}, PollInterval: taskPollInterval, Logger: s.log}); err != nil {
 		return err
@@ -79,7 +80,7 @@ func (s *Server) installTasks() error {
 	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/call" && mcptasks.Declared(req) {
-				ctx = tasks.WithUserInput(ctx)
+				ctx = runtime.WithUserInput(ctx)
 			}
 			return next(ctx, method, req)
 		}
@@ -93,11 +94,11 @@ func (s *Server) installTasks() error {
 // (taken here, since the task answer replaces the tool's result), goes to
 // Claude Code's model at once. Should that fail, the call keeps its plain
 // answer: the task runs either way.
-func (s *Server) deferToTask(ctx context.Context, req *mcp.CallToolRequest, r tasks.Reply) {
+func (s *Server) deferToTask(ctx context.Context, req *mcp.CallToolRequest, r tasktools.Reply) {
 	if !mcptasks.Declared(req) {
 		return
 	}
-	v, ok := r.Data.(tasks.View)
+	v, ok := r.Data.(tasktools.View)
 	if !ok {
 		s.log.Warn("answer with a task: the reply holds no task")
 		return
@@ -168,7 +169,7 @@ func (b taskBackend) Get(ctx context.Context, caller, id string) (mcptasks.State
 	default:
 		return b.awaiting(ctx, t, st)
 	}
-	r, err := b.s.mgr.OutputTool(ctx, "", tasks.OutputInput{TaskID: t.ID})
+	r, err := b.s.tools.OutputTool(ctx, "", tasktools.OutputInput{TaskID: t.ID})
 	if err != nil {
 		return mcptasks.State{}, err
 	}
@@ -188,7 +189,7 @@ func (b taskBackend) Cancel(ctx context.Context, caller, id string) error {
 	if err != nil || !t.Status.Active() {
 		return err
 	}
-	if _, err := b.s.mgr.Cancel(ctx, t.ID); err != nil && !errors.Is(err, sa.ErrConflict) {
+	if _, err := b.s.rt.CancelTask(ctx, t.ID); err != nil && !errors.Is(err, sa.ErrConflict) {
 		return err
 	}
 	return nil
@@ -201,7 +202,7 @@ func (b taskBackend) awaiting(ctx context.Context, t sa.Task, st mcptasks.State)
 	if !t.MayAsk {
 		return st, nil
 	}
-	reqs, err := b.s.mgr.PendingInputs(ctx, t.ID)
+	reqs, err := b.s.rt.PendingInputs(ctx, t.ID)
 	if err != nil {
 		return mcptasks.State{}, err
 	}
@@ -244,7 +245,7 @@ func (b taskBackend) Update(ctx context.Context, caller, id string, responses mc
 		}
 		answers[k] = raw
 	}
-	_, err = b.s.mgr.AnswerInputs(ctx, t.ID, answers)
+	_, err = b.s.rt.AnswerInputs(ctx, t.ID, answers)
 	var ended *sa.TaskEndedError
 	if errors.As(err, &ended) {
 		return fmt.Errorf("%w: %v", mcptasks.ErrEnded, err)

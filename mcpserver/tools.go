@@ -11,12 +11,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // handler is a task tool as the server runs it: the manager's handler
 // bound to the calling MCP session.
-type handler[In any] func(ctx context.Context, req *mcp.CallToolRequest, in In) (tasks.Reply, error)
+type handler[In any] func(ctx context.Context, req *mcp.CallToolRequest, in In) (tasktools.Reply, error)
 
 // addTool offers a task tool with the manager's description and the input
 // schema inferred from its input struct. The reply's text, after the
@@ -26,14 +26,14 @@ type handler[In any] func(ctx context.Context, req *mcp.CallToolRequest, in In) 
 // reply and the same notices. A failure is a tool error (IsError) with
 // the notices and the manager's one-sentence message, which the client's
 // model reads, not a protocol error.
-func addTool[In, Out any](s *Server, tool *mcp.Tool, h handler[In], answer func(r tasks.Reply, notices []string, now time.Time) Out) {
+func addTool[In, Out any](s *Server, tool *mcp.Tool, h handler[In], answer func(r tasktools.Reply, notices []string, now time.Time) Out) {
 	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		r, err := h(ctx, req, in)
 		notices := s.takeNotices(ctx, req.Session)
 		var zero Out
 		if err != nil {
 			s.log.Debug("task tool failed", "tool", tool.Name, "error", err)
-			return nil, zero, errors.New(noticesText(notices) + tasks.Message(err))
+			return nil, zero, errors.New(noticesText(notices) + tasktools.Message(err))
 		}
 		text := &mcp.TextContent{Text: noticesText(notices) + r.Text}
 		return &mcp.CallToolResult{Content: []mcp.Content{text}}, answer(r, notices, time.Now()), nil
@@ -41,20 +41,20 @@ func addTool[In, Out any](s *Server, tool *mcp.Tool, h handler[In], answer func(
 }
 
 // The answers of each tool, made of the manager's reply (whose Data is a
-// tasks.View, OutputView, ListView or ClearView).
+// tasktools.View, OutputView, ListView or ClearView).
 
-func taskAnswerOf(r tasks.Reply, notices []string, now time.Time) taskAnswer {
-	v, _ := r.Data.(tasks.View)
+func taskAnswerOf(r tasktools.Reply, notices []string, now time.Time) taskAnswer {
+	v, _ := r.Data.(tasktools.View)
 	return taskAnswer{entry: newEntry(v.Task, now), Message: r.Text, Notices: notices}
 }
 
-func outputAnswerOf(r tasks.Reply, notices []string, now time.Time) outputAnswer {
-	v, _ := r.Data.(tasks.OutputView)
+func outputAnswerOf(r tasktools.Reply, notices []string, now time.Time) outputAnswer {
+	v, _ := r.Data.(tasktools.OutputView)
 	return outputAnswer{entry: newEntry(v.Task, now), Message: r.Text, TimedOut: v.TimedOut, Notices: notices}
 }
 
-func listAnswerOf(r tasks.Reply, notices []string, now time.Time) listAnswer {
-	v, _ := r.Data.(tasks.ListView)
+func listAnswerOf(r tasktools.Reply, notices []string, now time.Time) listAnswer {
+	v, _ := r.Data.(tasktools.ListView)
 	out := listAnswer{Tasks: make([]entry, len(v.Tasks)), Notices: notices}
 	for i, t := range v.Tasks {
 		out.Tasks[i] = newEntry(t.Task, now)
@@ -62,8 +62,8 @@ func listAnswerOf(r tasks.Reply, notices []string, now time.Time) listAnswer {
 	return out
 }
 
-func clearAnswerOf(r tasks.Reply, notices []string, _ time.Time) clearAnswer {
-	v, _ := r.Data.(tasks.ClearView)
+func clearAnswerOf(r tasktools.Reply, notices []string, _ time.Time) clearAnswer {
+	v, _ := r.Data.(tasktools.ClearView)
 	return clearAnswer{Message: r.Text, Cleared: v.Cleared, Cancelled: v.Cancelled, Notices: notices}
 }
 
@@ -85,7 +85,7 @@ const (
 // taskInputSchema is superagents_task's input schema with the fields'
 // descriptions said for an MCP client.
 func taskInputSchema(forkField string) (*jsonschema.Schema, error) {
-	schema, err := jsonschema.For[tasks.TaskInput](nil)
+	schema, err := jsonschema.For[tasktools.TaskInput](nil)
 	if err != nil {
 		return nil, fmt.Errorf("task tool schema: %w", err)
 	}
@@ -100,7 +100,7 @@ func taskInputSchema(forkField string) (*jsonschema.Schema, error) {
 }
 
 func (s *Server) addTools() error {
-	desc := s.mgr.Descriptions()
+	desc := s.tools.Descriptions()
 	no := false
 	closedWorld := &no
 	note, field := forkNote, forkField
@@ -111,26 +111,26 @@ func (s *Server) addTools() error {
 	if err != nil {
 		return err
 	}
-	addTool(s, &mcp.Tool{Name: tasks.TaskToolName, Description: s.mgr.TaskDescriptionWith(note), InputSchema: taskSchema,
+	addTool(s, &mcp.Tool{Name: tasktools.TaskToolName, Description: s.tools.TaskDescriptionWith(note), InputSchema: taskSchema,
 		Annotations: &mcp.ToolAnnotations{Title: "Launch a background agent"}},
-		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.TaskInput) (tasks.Reply, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in tasktools.TaskInput) (tasktools.Reply, error) {
 			if in.Fork && in.Resume == "" {
 				return s.forkLaunch(ctx, req, in)
 			}
 			c, err := s.parent(ctx, req, nil, true)
 			if err != nil {
-				return tasks.Reply{}, err
+				return tasktools.Reply{}, err
 			}
 			agent := in.Agent
 			if in.Resume != "" && !in.Fork { // both: the manager refuses it
 				t, err := s.owned(ctx, c.session(), in.Resume)
 				if err != nil {
-					return tasks.Reply{}, err
+					return tasktools.Reply{}, err
 				}
 				in.Resume, agent = t.ID, t.Agent
 			}
 			if err := s.checkModel(agent); err != nil {
-				return tasks.Reply{}, err
+				return tasktools.Reply{}, err
 			}
 			r, err := s.launch(ctx, c, in)
 			if err == nil {
@@ -140,54 +140,54 @@ func (s *Server) addTools() error {
 		}, taskAnswerOf)
 	// Output, cancel and resume find a task among the client's own only
 	// (see owned).
-	addTool(s, &mcp.Tool{Name: tasks.OutputToolName, Description: desc[tasks.OutputToolName],
+	addTool(s, &mcp.Tool{Name: tasktools.OutputToolName, Description: desc[tasktools.OutputToolName],
 		Annotations: &mcp.ToolAnnotations{Title: "Background task result", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closedWorld}},
-		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.OutputInput) (tasks.Reply, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in tasktools.OutputInput) (tasktools.Reply, error) {
 			c, err := s.parent(ctx, req, nil, false)
 			if err != nil {
-				return tasks.Reply{}, err
+				return tasktools.Reply{}, err
 			}
 			t, err := s.owned(ctx, c.session(), in.TaskID)
 			if err != nil {
-				return tasks.Reply{}, err
+				return tasktools.Reply{}, err
 			}
 			in.TaskID = t.ID
 			if in.Block {
 				defer s.reportProgress(ctx, req, t.ID)()
 			}
-			return s.mgr.OutputTool(ctx, "", in)
+			return s.tools.OutputTool(ctx, "", in)
 		}, outputAnswerOf)
-	addTool(s, &mcp.Tool{Name: tasks.ListToolName, Description: desc[tasks.ListToolName],
+	addTool(s, &mcp.Tool{Name: tasktools.ListToolName, Description: desc[tasktools.ListToolName],
 		Annotations: &mcp.ToolAnnotations{Title: "List background tasks", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closedWorld}},
-		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.ListInput) (tasks.Reply, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in tasktools.ListInput) (tasktools.Reply, error) {
 			c, err := s.parent(ctx, req, nil, true)
 			if err != nil {
-				return tasks.Reply{}, err
+				return tasktools.Reply{}, err
 			}
-			return s.mgr.ListTool(ctx, c.session(), in)
+			return s.tools.ListTool(ctx, c.session(), in)
 		}, listAnswerOf)
-	addTool(s, &mcp.Tool{Name: tasks.CancelToolName, Description: desc[tasks.CancelToolName],
+	addTool(s, &mcp.Tool{Name: tasktools.CancelToolName, Description: desc[tasktools.CancelToolName],
 		Annotations: &mcp.ToolAnnotations{Title: "Cancel a background task", OpenWorldHint: closedWorld}},
-		func(ctx context.Context, req *mcp.CallToolRequest, in tasks.CancelInput) (tasks.Reply, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in tasktools.CancelInput) (tasktools.Reply, error) {
 			c, err := s.parent(ctx, req, nil, false)
 			if err != nil {
-				return tasks.Reply{}, err
+				return tasktools.Reply{}, err
 			}
 			t, err := s.owned(ctx, c.session(), in.TaskID)
 			if err != nil {
-				return tasks.Reply{}, err
+				return tasktools.Reply{}, err
 			}
 			in.TaskID = t.ID
-			return s.mgr.CancelTool(ctx, "", in)
+			return s.tools.CancelTool(ctx, "", in)
 		}, taskAnswerOf)
-	addTool(s, &mcp.Tool{Name: tasks.ClearToolName, Description: desc[tasks.ClearToolName],
+	addTool(s, &mcp.Tool{Name: tasktools.ClearToolName, Description: desc[tasktools.ClearToolName],
 		Annotations: &mcp.ToolAnnotations{Title: "Clear background tasks", IdempotentHint: true, OpenWorldHint: closedWorld}},
-		func(ctx context.Context, req *mcp.CallToolRequest, _ tasks.ClearInput) (tasks.Reply, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, _ tasktools.ClearInput) (tasktools.Reply, error) {
 			c, err := s.parent(ctx, req, nil, true)
 			if err != nil {
-				return tasks.Reply{}, err
+				return tasktools.Reply{}, err
 			}
-			return s.mgr.ClearTool(ctx, c.session())
+			return s.tools.ClearTool(ctx, c.session())
 		}, clearAnswerOf)
 	return nil
 }
@@ -196,17 +196,17 @@ func (s *Server) addTools() error {
 // the host's own conversation when it can be read (see
 // hostConversation), and the reply says what the fork carries. The
 // transcript found tells the client's conversation at its first call.
-func (s *Server) forkLaunch(ctx context.Context, req *mcp.CallToolRequest, in tasks.TaskInput) (tasks.Reply, error) {
+func (s *Server) forkLaunch(ctx context.Context, req *mcp.CallToolRequest, in tasktools.TaskInput) (tasktools.Reply, error) {
 	if err := s.checkModel(in.Agent); err != nil {
-		return tasks.Reply{}, err
+		return tasktools.Reply{}, err
 	}
 	from := s.hostConversation(ctx, req)
 	c, err := s.parent(ctx, req, &from, true)
 	if err != nil {
-		return tasks.Reply{}, err
+		return tasktools.Reply{}, err
 	}
 	c.mu.Lock()
-	r, err := s.mgr.TaskToolFrom(ctx, c.sessionID, from.session, in)
+	r, err := s.tools.TaskToolFrom(ctx, c.sessionID, from.session, in)
 	c.mu.Unlock() // deferToTask takes the notices, which reads the session
 	if err != nil {
 		return r, err
@@ -218,10 +218,10 @@ func (s *Server) forkLaunch(ctx context.Context, req *mcp.CallToolRequest, in ta
 
 // launch launches or resumes a task for a client, with the client's
 // session created first if need be.
-func (s *Server) launch(ctx context.Context, c *client, in tasks.TaskInput) (tasks.Reply, error) {
+func (s *Server) launch(ctx context.Context, c *client, in tasktools.TaskInput) (tasktools.Reply, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return s.mgr.TaskTool(ctx, c.sessionID, in)
+	return s.tools.TaskTool(ctx, c.sessionID, in)
 }
 
 // reportProgress sends progress notifications while a blocking
@@ -233,7 +233,7 @@ func (s *Server) reportProgress(ctx context.Context, req *mcp.CallToolRequest, r
 	if token == nil {
 		return func() {}
 	}
-	cursor := s.bus.Now() // before reading the task, so no change is missed
+	cursor := s.rt.EventsNow() // before reading the task, so no change is missed
 	t, err := s.store.ResolveTask(ctx, ref)
 	if err != nil || !t.Status.Active() {
 		return func() {} // the tool itself reports it

@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // TestStructuredContentCarriesTheText: Claude Code and Codex show their
@@ -96,13 +96,13 @@ func TestListAnswerSize(t *testing.T) {
 	c.ok("superagents_list", map[string]any{}) // takes the notices
 	text, list := c.ok("superagents_list", map[string]any{})
 	after, _ := json.Marshal(list)
-	var views []tasks.View
+	var views []tasktools.View
 	for _, e := range list["tasks"].([]any) {
 		stored, err := h.store.Task(context.Background(), e.(map[string]any)["id"].(string))
 		if err != nil {
 			t.Fatal(err)
 		}
-		views = append(views, tasks.NewView(stored, time.Now()))
+		views = append(views, tasktools.NewView(stored, time.Now()))
 	}
 	if len(views) != 10 {
 		t.Fatalf("%d tasks listed, want 10", len(views))

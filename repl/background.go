@@ -77,7 +77,7 @@ func (f *follower) wait() {
 // startFollowing reads the tree's running tasks, then follows the change
 // log from before that read, so that nothing is missed.
 func (c *Chat) startFollowing(ctx context.Context) error {
-	cursor := c.bus.Now()
+	cursor := c.rt.EventsNow()
 	active, err := c.store.ListTasks(ctx, sa.TaskFilter{Active: true})
 	if err != nil {
 		return fmt.Errorf("list the running tasks: %w", err)
@@ -229,7 +229,7 @@ func (c *Chat) canWake(a *agentState) bool {
 func (c *Chat) RunningTasks() int {
 	n := 0
 	for _, id := range c.agentIDs() {
-		n += c.tasks.Active(id)
+		n += c.rt.ActiveTasks(id)
 	}
 	return n
 }
@@ -269,9 +269,9 @@ func (c *Chat) Settle(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if c.tasks.Active(id) > 0 || len(active) > 0 {
+			if c.rt.ActiveTasks(id) > 0 || len(active) > 0 {
 				waited = true
-				if err := c.tasks.WaitIdle(ctx, id); err != nil {
+				if err := c.rt.WaitTasks(ctx, id); err != nil {
 					return err
 				}
 			}
@@ -301,7 +301,7 @@ func (c *Chat) catchUp(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c.bus.Sync()
+	c.rt.SyncEvents()
 	f := &c.follow
 	for {
 		f.mu.Lock()
@@ -342,7 +342,7 @@ func (c *Chat) cancelTasks(ctx context.Context, ids []string) (int, error) {
 			return n, err
 		}
 		for _, t := range list {
-			if _, err := c.tasks.Cancel(ctx, t.ID); err == nil {
+			if _, err := c.rt.CancelTask(ctx, t.ID); err == nil {
 				n++
 			} else if !errors.Is(err, sa.ErrConflict) { // ended meanwhile
 				return n, err

@@ -14,7 +14,7 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/llm/llmtest"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // The tasks of the chat script wait until the test creates the release
@@ -186,8 +186,8 @@ func TestWakeAfterBusyTurn(t *testing.T) {
 		}
 		switch parentCalls.Add(1) {
 		case 1:
-			input, _ := json.Marshal(tasks.TaskInput{Description: "child", Prompt: "child work", Agent: "general"})
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: tasks.TaskToolName, Input: string(input)}, waitFor("release-parent")}}
+			input, _ := json.Marshal(tasktools.TaskInput{Description: "child", Prompt: "child work", Agent: "general"})
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: tasktools.TaskToolName, Input: string(input)}, waitFor("release-parent")}}
 		case 2:
 			return llmtest.Reply{} // ends the turn without a word
 		}

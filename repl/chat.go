@@ -21,12 +21,9 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/agent"
 	"github.com/superagents/superagents/cost"
-	"github.com/superagents/superagents/engine"
-	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/runtime"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // Status is what an agent is doing, as /agents shows it.
@@ -169,16 +166,16 @@ func (t *Turn) run() {
 	c := t.chat
 	c.emit(Event{Session: t.session, Kind: TurnStart, Wake: t.wake, turn: t})
 	var text paragraphs // the loop sends events one at a time
-	onEvent := func(e agent.Event) {
+	onEvent := func(e sa.TurnEvent) {
 		switch e.Type {
-		case agent.EventStep:
+		case sa.TurnEventStep:
 			text.request()
-		case agent.EventTextDelta:
+		case sa.TurnEventTextDelta:
 			c.emit(Event{Session: t.session, Kind: TurnText, Text: text.delta(e.Text), turn: t})
-		case agent.EventToolStart:
+		case sa.TurnEventToolStart:
 			text.tool()
 			c.emit(Event{Session: t.session, Kind: TurnTool, Text: ToolLine(*e.Call), turn: t})
-		case agent.EventToolEnd:
+		case sa.TurnEventToolEnd:
 			// A call stopped with its turn is not a failure to report:
 			// the turn's end says it was stopped.
 			if e.Result.IsError && t.ctx.Err() == nil {
@@ -186,7 +183,7 @@ func (t *Turn) run() {
 			}
 		}
 	}
-	_, err := c.rt.Send(t.ctx, t.session, runtime.HolderChat, engine.TurnOptions{Model: t.model, OnEvent: onEvent}, t.input...)
+	_, err := c.rt.Send(t.ctx, t.session, runtime.HolderChat, runtime.TurnOptions{Model: t.model, OnEvent: onEvent}, t.input...)
 	end := Event{Session: t.session, Kind: TurnEnd, Wake: t.wake, turn: t}
 	status := StatusIdle
 	switch {
@@ -295,10 +292,8 @@ type Options struct {
 // their background tasks. Its methods are safe for concurrent use.
 type Chat struct {
 	rt     *runtime.Runtime
-	eng    *engine.Engine
 	store  chatStore
-	tasks  *tasks.Manager
-	bus    *events.Bus
+	tools  *tasktools.Tools
 	root   string // the root of the tree
 	settle time.Duration
 	base   context.Context
@@ -332,11 +327,15 @@ func Open(ctx context.Context, opts Options) (*Chat, error) {
 	}
 	settle := opts.SettleLimit
 	if settle <= 0 {
-		settle = opts.Runtime.Engine.Config.Tasks.Timeout.Duration + time.Minute
+		settle = opts.Runtime.Config().Tasks.Timeout.Duration + time.Minute
+	}
+	tools, err := tasktools.New(opts.Runtime)
+	if err != nil {
+		return nil, err
 	}
 	base, stop := context.WithCancel(ctx)
 	c := &Chat{
-		rt: opts.Runtime, eng: opts.Runtime.Engine, store: opts.Runtime.Store, tasks: opts.Runtime.Tasks, bus: opts.Runtime.Bus, settle: settle,
+		rt: opts.Runtime, store: opts.Runtime.Store(), tools: tools, settle: settle,
 		base: base, stop: stop,
 		agents: map[string]*agentState{}, members: map[string]bool{}, running: map[string]sa.Task{}, waits: map[*Turn]bool{}, costs: map[string]float64{},
 	}
@@ -575,7 +574,7 @@ func (c *Chat) send(ctx context.Context, text string) Reply {
 		return refused(&busyError{session: cur, turn: a.turn})
 	}
 	a.killed = false // talked to again: it is back
-	return Reply{turn: c.startTurn(a, cur.ID, engine.UserMessage(text))}
+	return Reply{turn: c.startTurn(a, cur.ID, sa.UserMessage(text))}
 }
 
 // startTurn makes the turn an agent runs next (started by the caller, or

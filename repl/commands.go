@@ -365,11 +365,10 @@ func cmdModel(ctx context.Context, c *Chat, in Input) Reply {
 		m := a.model
 		c.mu.Unlock()
 		if m == "" {
-			profile, err := c.eng.Profile(cur.Agent)
-			if err != nil {
+			var err error
+			if m, err = c.rt.ModelOf(cur); err != nil {
 				return failed(err.Error())
 			}
-			m = c.eng.ModelFor(cur, profile, "")
 		}
 		return note("%s uses %s; /model provider/model changes it.", sa.ShortID(cur.ID), m)
 	}
@@ -379,7 +378,7 @@ func cmdModel(ctx context.Context, c *Chat, in Input) Reply {
 // setModel checks a model string and makes it the model of the agent's
 // later turns, recorded in its session so that a restart keeps it.
 func (c *Chat) setModel(ctx context.Context, model string) Reply {
-	if _, _, err := c.eng.Models.Open(model); err != nil {
+	if err := c.rt.CheckModel(model); err != nil {
 		return failed(errorText(err, model))
 	}
 	cur := c.Current()

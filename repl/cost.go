@@ -15,7 +15,7 @@ func (c *Chat) refreshCost(ctx context.Context, id string) {
 	if err != nil {
 		return
 	}
-	p := tree.Total.Price(c.eng.Config.ModelInfo)
+	p := tree.Total.Price(c.rt.Config().ModelInfo)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if p.USD > 0 {

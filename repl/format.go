@@ -9,7 +9,6 @@ import (
 	"charm.land/lipgloss/v2/tree"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/engine"
 )
 
 // PlainWidth is the width of header rules when the terminal's is unknown
@@ -23,7 +22,7 @@ const minRule = 3
 // the profile's name in front when it is not the default one.
 func HeaderLabel(s sa.Session) string {
 	label := "agent [" + sa.ShortID(s.ID) + "]"
-	if s.Agent != "" && s.Agent != engine.DefaultAgent {
+	if s.Agent != "" && s.Agent != sa.DefaultAgent {
 		label = s.Agent + " " + label
 	}
 	return label

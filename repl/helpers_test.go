@@ -12,24 +12,19 @@ import (
 
 	"github.com/superagents/superagents/agents"
 	"github.com/superagents/superagents/config"
-	"github.com/superagents/superagents/engine"
-	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/internal/termtest"
 	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/sqlite"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // rig is a chat's world for tests: an engine over a real store in a
 // data directory and a real workspace, with the offline model and the
 // chat script, the event bus and the task manager.
 type rig struct {
-	*engine.Engine
-	// Store is the whole store (the engine's is the sessions only).
+	// Store is the whole store.
 	Store sa.Store
 	rt    *runtime.Runtime
-	tasks *tasks.Manager
-	bus   *events.Bus
 	ws    string
 }
 
@@ -69,7 +64,7 @@ func testRig(t testing.TB, dataDir string, env map[string]string) *rig {
 	t.Cleanup(func() { st.Close() })
 	rt, problems, err := runtime.Open(ctx, runtime.Options{Store: st, Config: cfg, Workspace: ws,
 		AgentDirs: agents.Dirs{Project: agents.ProjectDir(ws)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")},
-		PollInterval: 50 * time.Millisecond})
+		PollInterval: 50 * time.Millisecond, TaskTools: tasktools.For})
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("runtime: %v %v", err, problems)
 	}
@@ -80,7 +75,7 @@ func testRig(t testing.TB, dataDir string, env map[string]string) *rig {
 			t.Error(err)
 		}
 	})
-	return &rig{Engine: rt.Engine, Store: rt.Store, rt: rt, tasks: rt.Tasks, bus: rt.Bus, ws: ws}
+	return &rig{Store: rt.Store(), rt: rt, ws: ws}
 }
 
 // options are the options of a chat on the rig.

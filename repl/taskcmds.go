@@ -7,7 +7,8 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/runtime"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // The task commands let the person do what the agents do with the task
@@ -22,7 +23,7 @@ func taskFailed(err error, typed string) Reply { return failed(errorText(err, ty
 // category prefixes the errors carry for programs ("invalid input: "),
 // and with what the person typed, when the error repeats it, shortened.
 func errorText(err error, typed string) string {
-	msg := oneLine(tasks.Message(err))
+	msg := oneLine(tasktools.Message(err))
 	if typed != "" {
 		msg = strings.ReplaceAll(msg, typed, echo(typed))
 	}
@@ -48,7 +49,7 @@ func cmdTask(ctx context.Context, c *Chat, in Input) Reply {
 	if desc == "" {
 		desc = describe(args.text)
 	}
-	t, err := c.tasks.Launch(ctx, tasks.LaunchRequest{
+	t, err := c.rt.LaunchTask(ctx, runtime.LaunchRequest{
 		ParentSessionID: cur.ID, Description: desc, Prompt: args.text, Agent: args.words[0], Fork: fork,
 	})
 	if err != nil {
@@ -70,7 +71,7 @@ func cmdTask(ctx context.Context, c *Chat, in Input) Reply {
 }
 
 func cmdTasks(ctx context.Context, c *Chat, _ Input) Reply {
-	r, err := c.tasks.ListTool(ctx, c.Current().ID, tasks.ListInput{})
+	r, err := c.tools.ListTool(ctx, c.Current().ID, tasktools.ListInput{})
 	if err != nil {
 		return taskFailed(err, "")
 	}
@@ -86,14 +87,14 @@ func cmdOutput(ctx context.Context, c *Chat, in Input) Reply {
 		return taskFailed(err, ref)
 	}
 	if !block || !t.Status.Active() {
-		r, err := c.tasks.OutputTool(ctx, cur.ID, tasks.OutputInput{TaskID: t.ID})
+		r, err := c.tools.OutputTool(ctx, cur.ID, tasktools.OutputInput{TaskID: t.ID})
 		if err != nil {
 			return taskFailed(err, ref)
 		}
 		return note("%s", r.Text)
 	}
 	wait := func(ctx context.Context) (string, error) {
-		r, err := c.tasks.OutputTool(ctx, cur.ID, tasks.OutputInput{TaskID: t.ID, Block: true, Timeout: int(tasks.MaxBlockTimeout / time.Second)})
+		r, err := c.tools.OutputTool(ctx, cur.ID, tasktools.OutputInput{TaskID: t.ID, Block: true, Timeout: int(runtime.MaxBlockTimeout / time.Second)})
 		return r.Text, err
 	}
 	c.mu.Lock()
@@ -115,7 +116,7 @@ func cmdCancel(ctx context.Context, c *Chat, in Input) Reply {
 	// Its ending is the user's doing: shown, but no reason to wake the
 	// agent.
 	c.quiet.expect(t.ID)
-	r, err := c.tasks.CancelTool(ctx, c.Current().ID, tasks.CancelInput{TaskID: t.ID})
+	r, err := c.tools.CancelTool(ctx, c.Current().ID, tasktools.CancelInput{TaskID: t.ID})
 	if err != nil {
 		c.quiet.forget(t.ID)
 		return taskFailed(err, ref)
@@ -124,7 +125,7 @@ func cmdCancel(ctx context.Context, c *Chat, in Input) Reply {
 }
 
 func cmdResume(ctx context.Context, c *Chat, in Input) Reply {
-	t, err := c.tasks.Resume(ctx, in.parsed.words[0], in.parsed.text)
+	t, err := c.rt.ResumeTask(ctx, in.parsed.words[0], in.parsed.text, "")
 	if err != nil {
 		return taskFailed(err, in.parsed.words[0])
 	}
@@ -139,7 +140,7 @@ func waitResult(e Event) Block {
 	case e.Cancelled:
 		return Block{Kind: BlockNote, Text: "Stopped waiting."}
 	case e.Err != nil:
-		return Block{Kind: BlockError, Text: oneLine(tasks.Message(e.Err))}
+		return Block{Kind: BlockError, Text: oneLine(tasktools.Message(e.Err))}
 	}
 	return Block{Kind: BlockNote, Text: e.Text}
 }

@@ -62,7 +62,7 @@ const maxImportAttempts = 3
 
 func (rt *Runtime) importHost(ctx context.Context, t transcripts.Transcript, read *transcripts.Result, ns sa.NewSession) (HostImport, error) {
 	out := HostImport{Path: t.Path}
-	link, err := rt.Store.HostLink(ctx, string(t.Host), t.SessionID)
+	link, err := rt.store.HostLink(ctx, string(t.Host), t.SessionID)
 	switch {
 	case errors.Is(err, sa.ErrNotFound):
 		res, err := readFrom(ctx, t, transcripts.Position{}, read)
@@ -89,7 +89,7 @@ func (rt *Runtime) importHost(ctx context.Context, t transcripts.Transcript, rea
 		// session runs on the configured model; each message keeps the
 		// host's name for the record.
 		ns.Messages = res.Messages
-		sess, created, err := rt.Store.CreateHostSession(ctx, ns,
+		sess, created, err := rt.store.CreateHostSession(ctx, ns,
 			sa.HostLink{Host: string(t.Host), HostSessionID: t.SessionID, Position: string(pos)})
 		if err != nil {
 			return out, err
@@ -119,11 +119,11 @@ func (rt *Runtime) importHost(ctx context.Context, t transcripts.Transcript, rea
 		}
 		next := link
 		next.Position = string(pos)
-		if _, link, err = rt.Store.AppendHost(ctx, next, link.Position, res.Messages...); err != nil {
+		if _, link, err = rt.store.AppendHost(ctx, next, link.Position, res.Messages...); err != nil {
 			return out, err
 		}
 	}
-	sess, err := rt.Store.Session(ctx, link.SessionID)
+	sess, err := rt.store.Session(ctx, link.SessionID)
 	if err != nil {
 		return out, err
 	}
@@ -140,3 +140,8 @@ func readFrom(ctx context.Context, t transcripts.Transcript, from transcripts.Po
 	}
 	return transcripts.Read(ctx, t, from)
 }
+
+// Importer is a runtime of a store alone, for the imports of host
+// conversations (ImportHost), which need nothing else: a command that
+// only imports opens no engine, bus or task manager.
+func Importer(st sa.Store) *Runtime { return &Runtime{store: st} }

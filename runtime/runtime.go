@@ -17,20 +17,17 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"log/slog"
 	"strings"
 	"time"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/agent"
 	"github.com/superagents/superagents/agents"
 	"github.com/superagents/superagents/compact"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/events"
-	"github.com/superagents/superagents/postgres"
-	"github.com/superagents/superagents/taskqueue"
 	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tools"
 )
 
 // Holders name the ways in, as leases and busy errors show them.
@@ -41,7 +38,9 @@ const (
 	HolderCLI  = "cli"
 )
 
-// Options say where the runtime finds its parts.
+// Options say where the runtime finds its parts. The composition root
+// (the command line, or a test) chooses them: the store, how tasks are
+// dispatched, and the task tools the agents get.
 type Options struct {
 	Store  sa.Store
 	Config config.Config
@@ -58,28 +57,49 @@ type Options struct {
 	// Heartbeat and StaleAfter tune the runner's liveness (tasks
 	// defaults when 0).
 	Heartbeat, StaleAfter time.Duration
-	// Node makes the process a node of a cluster on PostgreSQL: it works
-	// the job queue's tasks, up to tasks.concurrency at once. Other
-	// processes on PostgreSQL only queue the tasks they launch. On Close
-	// a node lets its running tasks finish for up to Drain, then
-	// interrupts them.
-	Node  bool
-	Drain time.Duration
-	// Logger receives the job queue's warnings (none when nil).
-	Logger *slog.Logger
 	// WorktreeDir is where tasks isolated in git worktrees get them
 	// (empty: inside their repository's git directory).
 	WorktreeDir string
+	// TaskTools makes, for the runtime being opened, the background-task
+	// tools an agent's turn is offered (none when nil). It is called once
+	// the runtime's parts exist, before any turn runs.
+	TaskTools func(*Runtime) (ToolsFunc, error)
+	// Queue, if set, runs the tasks this process launches or resumes
+	// through a job queue that the nodes of a cluster share, instead of in
+	// this process; RunnerID is then the id the queue knows this process
+	// by (a new one when empty).
+	Queue    Queue
+	RunnerID string
+	// ExtraTools, if set, adds tools from outside (the user's MCP servers)
+	// to the agents' turns (see engine.Engine.ExtraTools).
+	ExtraTools func(ctx context.Context, patterns []string) ([]tools.Tool, error)
+	// Instructions, if set, end every agent's system prompt (the
+	// project's AGENTS.md files).
+	Instructions string
+}
+
+// ToolsFunc returns the tools offered to a session for one turn.
+type ToolsFunc func(ctx context.Context, sessionID string) ([]tools.Tool, error)
+
+// Queue is a dispatch of tasks through a shared job queue: it is started
+// with the task manager once that exists (a node works the queue's jobs
+// with it), and stopped before the manager closes.
+type Queue interface {
+	tasks.Dispatch
+	Start(ctx context.Context, m *tasks.Manager) error
+	Stop(ctx context.Context) error
 }
 
 // Runtime is the engine, bus and task manager of one process, wired
-// together. Its fields are set once by Open; it is safe for concurrent use.
+// together: every operation a way in may do is one of its methods. It is
+// safe for concurrent use.
 type Runtime struct {
-	Store  sa.Store
-	Engine *engine.Engine
-	Bus    *events.Bus
-	Tasks  *tasks.Manager
-	queue  *taskqueue.Queue // nil: tasks run in this process
+	store     sa.Store
+	engine    *engine.Engine
+	bus       *events.Bus
+	tasks     *tasks.Manager
+	queue     Queue     // nil: tasks run in this process
+	taskTools ToolsFunc // set by Open, before any turn
 }
 
 // Open wires a runtime on a store: the engine (whose agents get the task
@@ -90,8 +110,10 @@ func Open(ctx context.Context, opts Options) (rt *Runtime, problems []error, err
 	if opts.Store == nil {
 		return nil, nil, errors.New("runtime: no store")
 	}
+	rt = &Runtime{store: opts.Store, queue: opts.Queue}
 	eng, problems, err := engine.New(engine.Options{Store: opts.Store, Config: opts.Config, Workspace: opts.Workspace,
-		AgentDirs: opts.AgentDirs, BashEnv: opts.BashEnv})
+		AgentDirs: opts.AgentDirs, BashEnv: opts.BashEnv, TaskTools: rt.turnTaskTools,
+		ExtraTools: opts.ExtraTools, Instructions: opts.Instructions})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,20 +124,9 @@ func Open(ctx context.Context, opts Options) (rt *Runtime, problems []error, err
 	}
 	topts := tasks.Options{Store: opts.Store, Engine: eng, Bus: bus, Limits: opts.Config.Tasks, Fork: opts.Config.Fork,
 		Heartbeat: cmp.Or(opts.Heartbeat, opts.Config.Tasks.Heartbeat.Duration), StaleAfter: cmp.Or(opts.StaleAfter, opts.Config.Tasks.StaleAfter.Duration),
-		WorktreeDir: opts.WorktreeDir}
-	// On PostgreSQL, tasks go through the job queue, so that any node
-	// runs them; a store one process owns runs them in that process.
-	var queue *taskqueue.Queue
-	if pg, ok := opts.Store.(*postgres.Store); ok {
-		topts.RunnerID = tasks.NewRunnerID() // River's client goes by it too
-		queue, err = taskqueue.New(pg, taskqueue.Options{ID: topts.RunnerID, Work: opts.Node, Concurrency: opts.Config.Tasks.Concurrency,
-			RunLimit: runLimit(opts.Config.Tasks), Drain: opts.Drain, Logger: opts.Logger, Interval: cmp.Or(topts.Heartbeat, tasks.DefaultHeartbeat)})
-		if err != nil {
-			bus.Close()
-			eng.Close()
-			return nil, nil, err
-		}
-		topts.Dispatch = queue
+		WorktreeDir: opts.WorktreeDir, RunnerID: opts.RunnerID}
+	if opts.Queue != nil {
+		topts.Dispatch = opts.Queue
 	}
 	mgr, err := tasks.New(ctx, topts)
 	if err != nil {
@@ -123,21 +134,26 @@ func Open(ctx context.Context, opts Options) (rt *Runtime, problems []error, err
 		eng.Close()
 		return nil, nil, err
 	}
-	eng.TaskTools = mgr.ToolsFor
-	rt = &Runtime{Store: opts.Store, Engine: eng, Bus: bus, Tasks: mgr, queue: queue}
-	if queue != nil {
-		if err := queue.Start(ctx, mgr); err != nil {
+	rt.engine, rt.bus, rt.tasks = eng, bus, mgr
+	if opts.TaskTools != nil {
+		if rt.taskTools, err = opts.TaskTools(rt); err != nil {
+			return nil, nil, errors.Join(fmt.Errorf("task tools: %w", err), rt.Close(context.WithoutCancel(ctx)))
+		}
+	}
+	if rt.queue != nil {
+		if err := rt.queue.Start(ctx, mgr); err != nil {
 			return nil, nil, errors.Join(err, rt.Close(context.WithoutCancel(ctx)))
 		}
 	}
 	return rt, problems, nil
 }
 
-// runLimit is the longest a task's run may take, as the job queue needs
-// to know to tell a dead node's job from a long one: its timeout, then
-// time for its ending.
-func runLimit(limits config.Tasks) time.Duration {
-	return cmp.Or(limits.Timeout.Duration, config.DefaultTaskTimeout) + time.Minute
+// turnTaskTools gives the engine the task tools of a session's turn.
+func (rt *Runtime) turnTaskTools(ctx context.Context, sessionID string) ([]tools.Tool, error) {
+	if rt.taskTools == nil {
+		return nil, nil
+	}
+	return rt.taskTools(ctx, sessionID)
 }
 
 // Close stops the task manager (running tasks end as interrupted, their
@@ -148,9 +164,21 @@ func (rt *Runtime) Close(ctx context.Context) error {
 	if rt.queue != nil {
 		qerr = rt.queue.Stop(ctx) // no new jobs; the running ones drain
 	}
-	err := errors.Join(qerr, rt.Tasks.Close(ctx))
-	rt.Bus.Close()
-	return errors.Join(err, rt.Engine.Close())
+	err := errors.Join(qerr, rt.tasks.Close(ctx))
+	rt.bus.Close()
+	return errors.Join(err, rt.engine.Close())
+}
+
+// TurnOptions adjust one turn a way in runs.
+type TurnOptions struct {
+	// Model overrides the session's model for this turn.
+	Model string
+	// OnEvent sees the turn as it happens.
+	OnEvent func(sa.TurnEvent)
+}
+
+func (o TurnOptions) engine() engine.TurnOptions {
+	return engine.TurnOptions{Model: o.Model, OnEvent: o.OnEvent}
 }
 
 // Turn is a session's turn lease, held: the session is this holder's to
@@ -165,11 +193,11 @@ type Turn struct {
 // that wraps sa.ErrBusy while another turn runs there (in any process),
 // and with a *sa.TaskSessionError on a task's session.
 func (rt *Runtime) Begin(ctx context.Context, sessionID, holder string) (*Turn, error) {
-	sess, err := rt.Store.Session(ctx, sessionID)
+	sess, err := rt.store.Session(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	release, err := rt.Tasks.Lease(ctx, sessionID, holder, "")
+	release, err := rt.tasks.Lease(ctx, sessionID, holder, "")
 	if err != nil {
 		return nil, err
 	}
@@ -182,13 +210,13 @@ func (t *Turn) Session() sa.Session { return t.session }
 // Run runs the agent: it stores input (usually the user's message) and
 // runs the model until it ends its turn. It may be called again, for a
 // wake, while the lease is held.
-func (t *Turn) Run(ctx context.Context, opts engine.TurnOptions, input ...sa.Message) (agent.Outcome, error) {
-	return t.rt.Engine.Run(ctx, t.session.ID, opts, input...)
+func (t *Turn) Run(ctx context.Context, opts TurnOptions, input ...sa.Message) (sa.TurnOutcome, error) {
+	return t.rt.engine.Run(ctx, t.session.ID, opts.engine(), input...)
 }
 
 // Append stores messages in the session without running the model.
 func (t *Turn) Append(ctx context.Context, msgs ...sa.Message) ([]sa.Message, error) {
-	return t.rt.Store.Append(ctx, t.session.ID, msgs...)
+	return t.rt.store.Append(ctx, t.session.ID, msgs...)
 }
 
 // End gives the lease back; calling it again does nothing.
@@ -198,7 +226,7 @@ func (t *Turn) End() { t.release() }
 // its task may write to: ways in call it before they offer to write to a
 // session (the lease refuses such writes anyway).
 func (rt *Runtime) CheckWritable(ctx context.Context, sessionID string) error {
-	_, err := rt.Store.Task(ctx, sessionID)
+	_, err := rt.store.Task(ctx, sessionID)
 	switch {
 	case err == nil:
 		return &sa.TaskSessionError{SessionID: sessionID}
@@ -210,10 +238,10 @@ func (rt *Runtime) CheckWritable(ctx context.Context, sessionID string) error {
 
 // Send runs one turn of a session, lease held: input is stored, the model
 // answers.
-func (rt *Runtime) Send(ctx context.Context, sessionID, holder string, opts engine.TurnOptions, input ...sa.Message) (agent.Outcome, error) {
+func (rt *Runtime) Send(ctx context.Context, sessionID, holder string, opts TurnOptions, input ...sa.Message) (sa.TurnOutcome, error) {
 	t, err := rt.Begin(ctx, sessionID, holder)
 	if err != nil {
-		return agent.Outcome{}, err
+		return sa.TurnOutcome{}, err
 	}
 	defer t.End()
 	return t.Run(ctx, opts, input...)
@@ -244,15 +272,15 @@ func (rt *Runtime) Clear(ctx context.Context, sessionID, holder string, extra ..
 // CreateSession creates a root session after checking that it could run
 // a turn (its agent exists, its model's provider opens).
 func (rt *Runtime) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session, error) {
-	profile, err := rt.Engine.Profile(ns.Agent)
+	profile, err := rt.engine.Profile(ns.Agent)
 	if err != nil {
 		return sa.Session{}, err
 	}
 	ns.Agent = profile.Name
-	if err := rt.Engine.Check(sa.Session{Agent: ns.Agent, Model: ns.Model}); err != nil {
+	if err := rt.engine.Check(sa.Session{Agent: ns.Agent, Model: ns.Model}); err != nil {
 		return sa.Session{}, err
 	}
-	return rt.Store.CreateSession(ctx, ns)
+	return rt.store.CreateSession(ctx, ns)
 }
 
 // Fork makes a child of a session that inherits its whole history (one
@@ -261,36 +289,36 @@ func (rt *Runtime) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Sess
 // agent named for the child must exist.
 func (rt *Runtime) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) (sa.Session, error) {
 	if opts.Agent != "" {
-		if _, err := rt.Engine.Profile(opts.Agent); err != nil {
+		if _, err := rt.engine.Profile(opts.Agent); err != nil {
 			return sa.Session{}, err
 		}
 	}
-	parent, err := rt.Store.Session(ctx, parentID)
+	parent, err := rt.store.Session(ctx, parentID)
 	if err != nil {
 		return sa.Session{}, err
 	}
 	opts.Title = cmp.Or(opts.Title, parent.Title)
 	opts.Messages = append([]sa.Message{sa.ForkRecord(parent)}, opts.Messages...)
-	return rt.Store.Fork(ctx, parent.ID, opts)
+	return rt.store.Fork(ctx, parent.ID, opts)
 }
 
 // Delete deletes a session; its active tasks end as cancelled. The
 // session of a task that is still active is not deleted under it: the
 // task is to be cancelled first.
 func (rt *Runtime) Delete(ctx context.Context, sessionID string) error {
-	if t, err := rt.Store.Task(ctx, sessionID); err == nil && t.Status.Active() {
+	if t, err := rt.store.Task(ctx, sessionID); err == nil && t.Status.Active() {
 		return fmt.Errorf("%w: session %s is the session of task %s, which is %s: cancel the task first",
 			sa.ErrConflict, sa.ShortID(sessionID), sa.ShortID(t.ID), t.Status)
 	} else if err != nil && !errors.Is(err, sa.ErrNotFound) {
 		return err
 	}
-	if err := rt.Store.DeleteSession(ctx, sessionID); err != nil {
+	if err := rt.store.DeleteSession(ctx, sessionID); err != nil {
 		return err
 	}
 	// The deleted session's tasks are let go: their worktrees are removed
 	// (the branches that hold work are kept). The session is gone either
 	// way, so a worktree that could not be removed is only reported.
-	if err := rt.Tasks.ReleaseWorktrees(ctx, sessionID); err != nil {
+	if err := rt.tasks.ReleaseWorktrees(ctx, sessionID); err != nil {
 		return fmt.Errorf("session %s deleted, but %w", sa.ShortID(sessionID), err)
 	}
 	return nil
@@ -301,9 +329,9 @@ func (rt *Runtime) Delete(ctx context.Context, sessionID string) error {
 // when there is one, is the last thing yielded.
 func (rt *Runtime) Events(ctx context.Context, after int64) iter.Seq2[sa.Change, error] {
 	return func(yield func(sa.Change, error) bool) {
-		cursor := rt.Bus.From(after)
+		cursor := rt.bus.From(after)
 		if after < 0 {
-			cursor = rt.Bus.Now()
+			cursor = rt.bus.Now()
 		}
 		for {
 			ch, err := cursor.Next(ctx)
@@ -350,7 +378,7 @@ func (rt *Runtime) Compact(ctx context.Context, sessionID, holder, model, instru
 		return compact.Result{}, err
 	}
 	defer t.End()
-	loop, err := rt.Engine.Loop(ctx, t.session, engine.TurnOptions{Model: model})
+	loop, err := rt.engine.Loop(ctx, t.session, engine.TurnOptions{Model: model})
 	if err != nil {
 		return compact.Result{}, err
 	}

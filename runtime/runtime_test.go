@@ -18,7 +18,7 @@ import (
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/sqlite"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -67,7 +67,7 @@ func open(t *testing.T, dir, ws string) *rig {
 	}
 	rt, problems, err := runtime.Open(ctx, runtime.Options{Store: st, Config: cfg, Workspace: ws,
 		AgentDirs: agents.Dirs{Project: agents.ProjectDir(ws)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")},
-		PollInterval: 20 * time.Millisecond})
+		PollInterval: 20 * time.Millisecond, TaskTools: tasktools.For})
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("runtime: %v %v", err, problems)
 	}
@@ -105,7 +105,7 @@ var writes = []struct {
 	write func(ctx context.Context, r *rig, session string) error
 }{
 	{"send", func(ctx context.Context, r *rig, session string) error {
-		_, err := r.Send(ctx, session, runtime.HolderRun, engine.TurnOptions{}, engine.UserMessage("What is 2+2?"))
+		_, err := r.Send(ctx, session, runtime.HolderRun, runtime.TurnOptions{}, engine.UserMessage("What is 2+2?"))
 		return err
 	}},
 	{"append", func(ctx context.Context, r *rig, session string) error {
@@ -163,7 +163,7 @@ func TestTaskSessionIsTheTasks(t *testing.T) {
 	r, other := open(t, dir, ws), open(t, dir, ws)
 	ctx := context.Background()
 	parent := r.newSession(t)
-	task, err := r.Tasks.Launch(ctx, tasks.LaunchRequest{ParentSessionID: parent.ID, Description: "waiter", Prompt: "wait for release", Agent: "general"})
+	task, err := r.LaunchTask(ctx, runtime.LaunchRequest{ParentSessionID: parent.ID, Description: "waiter", Prompt: "wait for release", Agent: "general"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,16 +184,16 @@ func TestTaskSessionIsTheTasks(t *testing.T) {
 	}
 	refused("while it runs")
 	r.release(t)
-	out, err := r.Tasks.Output(ctx, task.ID, true, time.Minute)
+	out, err := r.TaskOutput(ctx, task.ID, true, time.Minute)
 	if err != nil || out.Task.Status != sa.TaskCompleted {
 		t.Fatalf("task ended as %+v, %v", out.Task, err)
 	}
 	refused("after it ended")
 	// Resume is the way to continue it: its run takes the session.
-	if _, err := r.Tasks.Resume(ctx, task.ID, "What is 3+3?"); err != nil {
+	if _, err := r.ResumeTask(ctx, task.ID, "What is 3+3?", ""); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
-	if out, err := r.Tasks.Output(ctx, task.ID, true, time.Minute); err != nil || !strings.Contains(out.Task.Result, "6") {
+	if out, err := r.TaskOutput(ctx, task.ID, true, time.Minute); err != nil || !strings.Contains(out.Task.Result, "6") {
 		t.Fatalf("resumed task = %+v, %v", out.Task, err)
 	}
 	if err := r.Delete(ctx, task.ID); err != nil {
@@ -214,17 +214,17 @@ func TestLeaseOfDeadRunnerIsReclaimed(t *testing.T) {
 	}
 	host, _ := os.Hostname()
 	ghost := sa.Runner{ID: "runner-ghost", Host: host, PID: dead.Process.Pid}
-	if err := r.Store.RegisterRunner(ctx, ghost); err != nil {
+	if err := r.Store().RegisterRunner(ctx, ghost); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Store.AcquireTurn(ctx, sa.TurnLease{SessionID: sess.ID, RunnerID: ghost.ID, Holder: runtime.HolderChat}); err != nil {
+	if _, err := r.Store().AcquireTurn(ctx, sa.TurnLease{SessionID: sess.ID, RunnerID: ghost.ID, Holder: runtime.HolderChat}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := r.Send(ctx, sess.ID, runtime.HolderRun, engine.TurnOptions{}, engine.UserMessage("What is 2+2?"))
+	out, err := r.Send(ctx, sess.ID, runtime.HolderRun, runtime.TurnOptions{}, engine.UserMessage("What is 2+2?"))
 	if err != nil || !strings.Contains(out.Text, "4") {
 		t.Fatalf("send on a session a dead process held: %q, %v", out.Text, err)
 	}
-	if runners, _ := r.Store.Runners(ctx); len(runners) != 1 {
+	if runners, _ := r.Store().Runners(ctx); len(runners) != 1 {
 		t.Fatalf("the dead runner is still registered: %+v", runners)
 	}
 }
@@ -235,21 +235,21 @@ func TestForkRecordsWhereItCameFrom(t *testing.T) {
 	r := open(t, t.TempDir(), t.TempDir())
 	ctx := context.Background()
 	parent := r.newSession(t)
-	if _, err := r.Send(ctx, parent.ID, runtime.HolderRun, engine.TurnOptions{}, engine.UserMessage("What is 2+2?")); err != nil {
+	if _, err := r.Send(ctx, parent.ID, runtime.HolderRun, runtime.TurnOptions{}, engine.UserMessage("What is 2+2?")); err != nil {
 		t.Fatal(err)
 	}
 	child, err := r.Fork(ctx, parent.ID, sa.ForkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hist, err := r.Store.History(ctx, child.ID)
+	hist, err := r.Store().History(ctx, child.ID)
 	if err != nil || len(hist) != 3 || hist[2].Kind != sa.KindFork || hist[2].SessionID != child.ID || child.Title != parent.Title {
 		t.Fatalf("child %+v history %+v, %v", child, hist, err)
 	}
 	if _, err := r.Fork(ctx, parent.ID, sa.ForkOptions{Agent: "nobody"}); !errors.Is(err, engine.ErrUnknownAgent) {
 		t.Fatalf("fork with an unknown agent: %v", err)
 	}
-	if list, _ := r.Store.ListSessions(ctx, sa.SessionFilter{ParentID: parent.ID}); len(list) != 1 {
+	if list, _ := r.Store().ListSessions(ctx, sa.SessionFilter{ParentID: parent.ID}); len(list) != 1 {
 		t.Fatalf("children after a refused fork: %d, want 1", len(list))
 	}
 }
@@ -319,14 +319,14 @@ func TestWakerWakesOncePerBatch(t *testing.T) {
 	w.Watch(parent.ID)
 	var ids []string
 	for range 3 {
-		task, _, err := r.Tasks.Submit(ctx, parent.ID, tasks.TaskInput{Description: "add", Prompt: "What is 2+2?", Agent: "general"})
+		task, _, err := tasktools.Submit(ctx, r.Runtime, parent.ID, tasktools.TaskInput{Description: "add", Prompt: "What is 2+2?", Agent: "general"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, task.ID)
 	}
 	for _, id := range ids {
-		if out, err := r.Tasks.Output(ctx, id, true, time.Minute); err != nil || out.Task.Status != sa.TaskCompleted {
+		if out, err := r.TaskOutput(ctx, id, true, time.Minute); err != nil || out.Task.Status != sa.TaskCompleted {
 			t.Fatalf("task %s: %+v, %v", id, out.Task, err)
 		}
 	}
@@ -352,7 +352,7 @@ func TestWakerWakesOncePerBatch(t *testing.T) {
 	if _, err := r.Append(ctx, parent.ID, runtime.HolderCLI, sa.Message{Role: sa.RoleAssistant, Parts: []sa.Part{sa.TextPart("noted")}}); err != nil {
 		t.Fatal(err)
 	}
-	if due, err := r.Tasks.WakeDue(ctx, parent.ID); err != nil || due {
+	if due, err := r.WakeDue(ctx, parent.ID); err != nil || due {
 		t.Fatalf("WakeDue after the answer = %v, %v", due, err)
 	}
 }

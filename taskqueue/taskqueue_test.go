@@ -20,6 +20,7 @@ import (
 	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/taskqueue"
 	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -69,9 +70,15 @@ func (c *cluster) openDraining(t *testing.T, work bool, cfg config.Config, drain
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, problems, err := runtime.Open(ctx, runtime.Options{Store: st, Config: cfg, Workspace: c.workspace,
+	opts, err := taskqueue.Wire(st, runtime.Options{Store: st, Config: cfg, Workspace: c.workspace,
 		AgentDirs: agents.Dirs{Project: agents.ProjectDir(c.workspace)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")},
-		PollInterval: 50 * time.Millisecond, Node: work, Heartbeat: 200 * time.Millisecond, Drain: drain})
+		PollInterval: 50 * time.Millisecond, Heartbeat: 200 * time.Millisecond, TaskTools: tasktools.For},
+		taskqueue.Options{Work: work, Drain: drain})
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	rt, problems, err := runtime.Open(ctx, opts)
 	if err != nil || len(problems) > 0 {
 		st.Close()
 		t.Fatalf("runtime: %v %v", err, problems)
@@ -105,7 +112,7 @@ func (n *node) session(t *testing.T) sa.Session {
 
 func (n *node) launch(t *testing.T, parent, prompt string) sa.Task {
 	t.Helper()
-	task, err := n.rt.Tasks.Launch(context.Background(), tasks.LaunchRequest{ParentSessionID: parent,
+	task, err := n.rt.LaunchTask(context.Background(), runtime.LaunchRequest{ParentSessionID: parent,
 		Description: "task " + prompt, Prompt: prompt, Agent: "general"})
 	if err != nil {
 		t.Fatal(err)
@@ -224,21 +231,21 @@ func TestLaunchWritesRowAndJob(t *testing.T) {
 	// A node works it; then a resume is a job of its own.
 	c.model.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "four"} })
 	b := c.open(t, true)
-	if err := a.rt.Tasks.WaitIdle(ctx, parent.ID); err != nil {
+	if err := a.rt.WaitTasks(ctx, parent.ID); err != nil {
 		t.Fatal(err)
 	}
 	done, err := a.store.Task(ctx, task.ID)
 	if err != nil || done.Status != sa.TaskCompleted || done.Result != "four" {
 		t.Fatalf("task after the node ran it: %+v, %v", done, err)
 	}
-	resumed, err := a.rt.Tasks.Resume(ctx, task.ID, "and again?")
+	resumed, err := a.rt.ResumeTask(ctx, task.ID, "and again?", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if resumed.Status != sa.TaskResumed || resumed.RunnerID != tasks.QueueRunner {
 		t.Fatalf("resumed task is %s, runner %q", resumed.Status, resumed.RunnerID)
 	}
-	if err := a.rt.Tasks.WaitIdle(ctx, parent.ID); err != nil {
+	if err := a.rt.WaitTasks(ctx, parent.ID); err != nil {
 		t.Fatal(err)
 	}
 	if n := notifications(t, b.store, parent.ID, task.ID); n != 2 {
@@ -264,11 +271,11 @@ func TestTasksRunOnAnyNode(t *testing.T) {
 	for i := range 12 {
 		ids = append(ids, a.launch(t, parent.ID, "job "+string(rune('a'+i))).ID)
 	}
-	out, err := a.rt.Tasks.Output(ctx, ids[0], true, time.Minute)
+	out, err := a.rt.TaskOutput(ctx, ids[0], true, time.Minute)
 	if err != nil || out.TimedOut || out.Task.Status != sa.TaskCompleted {
 		t.Fatalf("blocking output on the launcher: %+v, %v", out, err)
 	}
-	if err := a.rt.Tasks.WaitIdle(ctx, parent.ID); err != nil {
+	if err := a.rt.WaitTasks(ctx, parent.ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range ids {
@@ -278,7 +285,7 @@ func TestTasksRunOnAnyNode(t *testing.T) {
 		}
 		notifiedOnce(t, a.store, parent.ID, id)
 	}
-	if a.rt.Tasks.Active(parent.ID) != 0 {
+	if a.rt.ActiveTasks(parent.ID) != 0 {
 		t.Fatal("the launcher ran tasks itself")
 	}
 	_, _ = b, d
@@ -300,11 +307,11 @@ func TestCancelAcrossNodes(t *testing.T) {
 		cur, err := a.store.Task(ctx, task.ID)
 		return err == nil && cur.Status == sa.TaskRunning && len(c.model.Requests()) > 0
 	})
-	if cur, _ := a.store.Task(ctx, task.ID); cur.RunnerID != b.rt.Tasks.RunnerID() {
-		t.Fatalf("task runs on %q, want node b %q", cur.RunnerID, b.rt.Tasks.RunnerID())
+	if cur, _ := a.store.Task(ctx, task.ID); cur.RunnerID != b.rt.RunnerID() {
+		t.Fatalf("task runs on %q, want node b %q", cur.RunnerID, b.rt.RunnerID())
 	}
 	start := time.Now()
-	if _, err := a.rt.Tasks.Cancel(ctx, task.ID); err != nil {
+	if _, err := a.rt.CancelTask(ctx, task.ID); err != nil {
 		t.Fatal(err)
 	}
 	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -313,7 +320,7 @@ func TestCancelAcrossNodes(t *testing.T) {
 		t.Fatalf("the running node's model stream was not cut: %v", err)
 	}
 	t.Logf("model stream cut %s after the cancel on the other node", time.Since(start))
-	eventually(t, "the node's run ended", func() bool { return b.rt.Tasks.Active(parent.ID) == 0 })
+	eventually(t, "the node's run ended", func() bool { return b.rt.ActiveTasks(parent.ID) == 0 })
 	ended, err := b.store.Task(ctx, task.ID)
 	if err != nil || ended.Status != sa.TaskCancelled {
 		t.Fatalf("task after cancel: %+v, %v", ended, err)
@@ -329,7 +336,7 @@ func TestEndedBeforeItRan(t *testing.T) {
 	ctx := context.Background()
 	parent := a.session(t)
 	task := a.launch(t, parent.ID, "never")
-	if _, err := a.rt.Tasks.Cancel(ctx, task.ID); err != nil {
+	if _, err := a.rt.CancelTask(ctx, task.ID); err != nil {
 		t.Fatal(err)
 	}
 	c.open(t, true)
@@ -413,7 +420,7 @@ func TestOrphanedJobRequeued(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.open(t, true)
-	if err := a.rt.Tasks.WaitIdle(ctx, parent.ID); err != nil {
+	if err := a.rt.WaitTasks(ctx, parent.ID); err != nil {
 		t.Fatal(err)
 	}
 	ended, err := a.store.Task(ctx, task.ID)
@@ -442,8 +449,8 @@ func TestTaskWaitsForItsTasksOnOtherNodes(t *testing.T) {
 		}
 		switch strings.Count(body, `"role":"assistant"`) {
 		case 0:
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{stacktest.ToolCall(tasks.TaskToolName,
-				tasks.TaskInput{Description: "child", Prompt: "child-work", Agent: "general"})}}
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{stacktest.ToolCall(tasktools.TaskToolName,
+				tasktools.TaskInput{Description: "child", Prompt: "child-work", Agent: "general"})}}
 		case 1:
 			return llmtest.Reply{Text: "waiting for the child"}
 		}
@@ -458,11 +465,11 @@ func TestTaskWaitsForItsTasksOnOtherNodes(t *testing.T) {
 	task := a.launch(t, parent.ID, "parent-work")
 	eventually(t, "the parent task running on b", func() bool {
 		cur, err := a.store.Task(ctx, task.ID)
-		return err == nil && cur.RunnerID == b.rt.Tasks.RunnerID()
+		return err == nil && cur.RunnerID == b.rt.RunnerID()
 	})
 	// b's one slot is the parent's: the child can only run on d.
 	d := c.open(t, true)
-	out, err := a.rt.Tasks.Output(ctx, task.ID, true, time.Minute)
+	out, err := a.rt.TaskOutput(ctx, task.ID, true, time.Minute)
 	if err != nil || out.TimedOut || out.Task.Status != sa.TaskCompleted || out.Task.Result != "parent done" {
 		t.Fatalf("parent task: %+v, %v", out.Task, err)
 	}
@@ -472,8 +479,8 @@ func TestTaskWaitsForItsTasksOnOtherNodes(t *testing.T) {
 	}
 	var workedBy string
 	if err := a.store.Pool().QueryRow(ctx, `SELECT attempted_by[1] FROM river_job WHERE args->>'task_id' = $1`,
-		children[0].ID).Scan(&workedBy); err != nil || workedBy != d.rt.Tasks.RunnerID() {
-		t.Fatalf("the child ran on %q (%v), want node d %q", workedBy, err, d.rt.Tasks.RunnerID())
+		children[0].ID).Scan(&workedBy); err != nil || workedBy != d.rt.RunnerID() {
+		t.Fatalf("the child ran on %q (%v), want node d %q", workedBy, err, d.rt.RunnerID())
 	}
 	notifiedOnce(t, a.store, task.ID, children[0].ID)
 }

@@ -12,7 +12,7 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/llm/llmtest"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/runtime"
 )
 
 // TestWorktreeTaskOnAnotherNode: a task launched with worktree isolation
@@ -51,7 +51,7 @@ func TestWorktreeTaskOnAnotherNode(t *testing.T) {
 
 	ctx := context.Background()
 	parent := launcher.session(t)
-	task, err := launcher.rt.Tasks.Launch(ctx, tasks.LaunchRequest{ParentSessionID: parent.ID, Description: "apart",
+	task, err := launcher.rt.LaunchTask(ctx, runtime.LaunchRequest{ParentSessionID: parent.ID, Description: "apart",
 		Prompt: "write first", Agent: "general", Isolation: sa.IsolationWorktree})
 	if err != nil {
 		t.Fatal(err)
@@ -59,17 +59,17 @@ func TestWorktreeTaskOnAnotherNode(t *testing.T) {
 	if task.Worktree == nil {
 		t.Fatal("launched without its worktree")
 	}
-	out, err := launcher.rt.Tasks.Output(ctx, task.ID, true, time.Minute)
+	out, err := launcher.rt.TaskOutput(ctx, task.ID, true, time.Minute)
 	if err != nil || out.Task.Status != sa.TaskCompleted {
 		t.Fatalf("task: %+v, %v", out.Task, err)
 	}
 	if out.Task.Worktree == nil || !strings.Contains(out.Task.Worktree.Changes, "first.txt") {
 		t.Fatalf("ended task's worktree = %+v, want first.txt among its changes", out.Task.Worktree)
 	}
-	if _, err := launcher.rt.Tasks.Resume(ctx, task.ID, "write second"); err != nil {
+	if _, err := launcher.rt.ResumeTask(ctx, task.ID, "write second", ""); err != nil {
 		t.Fatal(err)
 	}
-	out, err = launcher.rt.Tasks.Output(ctx, task.ID, true, time.Minute)
+	out, err = launcher.rt.TaskOutput(ctx, task.ID, true, time.Minute)
 	if err != nil || out.Task.Status != sa.TaskCompleted {
 		t.Fatalf("resumed task: %+v, %v", out.Task, err)
 	}

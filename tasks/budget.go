@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	sa "github.com/superagents/superagents"
@@ -221,7 +220,7 @@ func (m *Manager) launchBudget(ctx context.Context, ancestors []sa.Task, model s
 		if price, ok := m.engine.Config.ModelInfo(model); !ok || !price.Priced() {
 			msg := fmt.Sprintf("model %s has no price in the configuration ([models.%q]), so %s cannot hold the task to a cost; give the model a price (free = true for a model that costs nothing), or use max_tokens", model, model, costBy)
 			if costBy == "max_cost" {
-				return sa.Budget{}, &FieldError{"max_cost", msg}
+				return sa.Budget{}, &sa.FieldError{Field: "max_cost", Reason: msg}
 			}
 			return sa.Budget{}, fmt.Errorf("%w: %s", sa.ErrInvalid, msg)
 		}
@@ -400,21 +399,6 @@ func (b *budgetBook) releaseLocked(rb *runBudget) {
 			delete(b.trees, s.task.ID)
 		}
 	}
-}
-
-// budgetNote tells a launching model what its task is held to.
-func budgetNote(b sa.Budget) string {
-	var limits []string
-	if b.MaxCost > 0 {
-		limits = append(limits, cost.Dollars(b.MaxCost))
-	}
-	if b.MaxTokens > 0 {
-		limits = append(limits, fmt.Sprintf("%d tokens", b.MaxTokens))
-	}
-	if len(limits) == 0 {
-		return ""
-	}
-	return " Its budget, with the tasks it launches: " + strings.Join(limits, " and ") + "; it stops with an error when that is spent."
 }
 
 // notTasks remembers sessions that have no task: the chat's and the

@@ -13,6 +13,7 @@ import (
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // stepUsage is what every response of the looping model reports: 200
@@ -65,15 +66,15 @@ func TestBudgetStopsALoopingTask(t *testing.T) {
 	tests := []struct {
 		name   string
 		opts   []option
-		in     tasks.TaskInput
+		in     tasktools.TaskInput
 		budget sa.Budget // the task's, as launched
 		steps  int       // model requests before it stops
 		reason string
 	}{
-		{name: "max_tokens asked", in: tasks.TaskInput{MaxTokens: 1000},
+		{name: "max_tokens asked", in: tasktools.TaskInput{MaxTokens: 1000},
 			budget: sa.Budget{MaxTokens: 1000}, steps: 5,
 			reason: "budget reached: 1000 of 1000 tokens (input, output and cache) spent by this task tree"},
-		{name: "max_cost asked, priced model", opts: []option{withFork(priced)}, in: tasks.TaskInput{MaxCost: 0.003},
+		{name: "max_cost asked, priced model", opts: []option{withFork(priced)}, in: tasktools.TaskInput{MaxCost: 0.003},
 			budget: sa.Budget{MaxCost: 0.003}, steps: 5,
 			reason: "budget reached: $0.0036 of $0.0030 spent by this task tree"},
 		{name: "tasks.max_tokens", opts: []option{withLimits(func(l *config.Tasks) { l.MaxTokens = 600 })},
@@ -83,11 +84,11 @@ func TestBudgetStopsALoopingTask(t *testing.T) {
 			budget: sa.Budget{MaxCost: 0.002}, steps: 3,
 			reason: "budget reached: $0.0022 of $0.0020 spent by this task tree"},
 		{name: "asking more than the config gets the config's",
-			opts: []option{withLimits(func(l *config.Tasks) { l.MaxTokens = 400 })}, in: tasks.TaskInput{MaxTokens: 5000},
+			opts: []option{withLimits(func(l *config.Tasks) { l.MaxTokens = 400 })}, in: tasktools.TaskInput{MaxTokens: 5000},
 			budget: sa.Budget{MaxTokens: 400}, steps: 2,
 			reason: "budget reached: 400 of 400 tokens (input, output and cache) spent by this task tree"},
 		{name: "asking less than the config", opts: []option{withLimits(func(l *config.Tasks) { l.MaxTokens = 5000 })},
-			in: tasks.TaskInput{MaxTokens: 400}, budget: sa.Budget{MaxTokens: 400}, steps: 2,
+			in: tasktools.TaskInput{MaxTokens: 400}, budget: sa.Budget{MaxTokens: 400}, steps: 2,
 			reason: "budget reached: 400 of 400 tokens (input, output and cache) spent by this task tree"},
 	}
 	for _, tt := range tests {
@@ -97,11 +98,11 @@ func TestBudgetStopsALoopingTask(t *testing.T) {
 			parent := h.parent(user("parent: hi"))
 			in := tt.in
 			in.Description, in.Prompt, in.Agent = "loop", "loop forever", "general"
-			reply, err := h.mgr.TaskTool(context.Background(), parent.ID, in)
+			reply, err := h.tools.TaskTool(context.Background(), parent.ID, in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			launched := reply.Data.(tasks.View).Task
+			launched := reply.Data.(tasktools.View).Task
 			if launched.Budget != tt.budget {
 				t.Fatalf("budget = %+v, want %+v", launched.Budget, tt.budget)
 			}
@@ -142,7 +143,7 @@ func TestBudgetOfAThreeLevelTree(t *testing.T) {
 		for k, v := range extra {
 			in[k] = v
 		}
-		return llmtest.Reply{Usage: llmtest.Usage{OutputTokens: 1}, ToolCalls: []llmtest.ToolCall{toolCall(tasks.TaskToolName, in)}}
+		return llmtest.Reply{Usage: llmtest.Usage{OutputTokens: 1}, ToolCalls: []llmtest.ToolCall{toolCall(tasktools.TaskToolName, in)}}
 	}
 	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
 		f := facts(t, req)
@@ -150,7 +151,7 @@ func TestBudgetOfAThreeLevelTree(t *testing.T) {
 		switch {
 		case strings.Contains(all, "three work"):
 			return loop.reply(t)(req)
-		case f.LastName == tasks.TaskToolName:
+		case f.LastName == tasktools.TaskToolName:
 			return llmtest.Reply{Text: "waiting", Usage: llmtest.Usage{OutputTokens: 1}}
 		case strings.Contains(all, "two work"):
 			return spawn("three", nil)
@@ -247,16 +248,16 @@ func TestBudgetValidation(t *testing.T) {
 	tests := []struct {
 		name  string
 		opts  []option
-		in    tasks.TaskInput
+		in    tasktools.TaskInput
 		field string // the FieldError's field, if one
 		want  string
 	}{
-		{"negative max_cost", nil, tasks.TaskInput{MaxCost: -1}, "max_cost", "max_cost must be a number of dollars"},
-		{"negative max_tokens", nil, tasks.TaskInput{MaxTokens: -1}, "max_tokens", "max_tokens cannot be negative"},
-		{"budget on a resume", nil, tasks.TaskInput{Resume: "abcd", MaxTokens: 10}, "max_tokens", "a resumed task keeps the budget it was launched with"},
-		{"max_cost on an unpriced model", nil, tasks.TaskInput{MaxCost: 1}, "max_cost",
+		{"negative max_cost", nil, tasktools.TaskInput{MaxCost: -1}, "max_cost", "max_cost must be a number of dollars"},
+		{"negative max_tokens", nil, tasktools.TaskInput{MaxTokens: -1}, "max_tokens", "max_tokens cannot be negative"},
+		{"budget on a resume", nil, tasktools.TaskInput{Resume: "abcd", MaxTokens: 10}, "max_tokens", "a resumed task keeps the budget it was launched with"},
+		{"max_cost on an unpriced model", nil, tasktools.TaskInput{MaxCost: 1}, "max_cost",
 			`model anthropic/claude-test has no price in the configuration ([models."anthropic/claude-test"]), so max_cost cannot hold the task to a cost`},
-		{"tasks.max_cost on an unpriced model", []option{withLimits(func(l *config.Tasks) { l.MaxCost = 1 })}, tasks.TaskInput{}, "",
+		{"tasks.max_cost on an unpriced model", []option{withLimits(func(l *config.Tasks) { l.MaxCost = 1 })}, tasktools.TaskInput{}, "",
 			"so tasks.max_cost cannot hold the task to a cost"},
 	}
 	for _, tt := range tests {
@@ -268,11 +269,11 @@ func TestBudgetValidation(t *testing.T) {
 			if in.Resume == "" {
 				in.Description, in.Agent = "d", "general"
 			}
-			_, err := h.mgr.TaskTool(context.Background(), parent.ID, in)
+			_, err := h.tools.TaskTool(context.Background(), parent.ID, in)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, sa.ErrInvalid) {
 				t.Fatalf("error = %v, want an invalid input saying %q", err, tt.want)
 			}
-			var fe *tasks.FieldError
+			var fe *sa.FieldError
 			if tt.field != "" && (!errors.As(err, &fe) || fe.Field != tt.field) {
 				t.Errorf("error %v does not name the field %s", err, tt.field)
 			}
@@ -286,7 +287,7 @@ func TestBudgetValidation(t *testing.T) {
 	// input schema, naming the field.
 	h := newHarness(t, echo(t))
 	parent := h.parent(user("parent: hi"))
-	toolList, _ := h.mgr.ToolsFor(context.Background(), parent.ID)
+	toolList, _ := h.tools.ToolsFor(context.Background(), parent.ID)
 	res, err := toolList[0].Run(context.Background(), []byte(`{"description":"d","prompt":"p","agent":"general","max_cost":"lots"}`))
 	if err != nil || !res.IsError || !strings.Contains(res.Output, "max_cost") {
 		t.Fatalf("tool result = %+v, %v: want an error naming max_cost", res, err)
@@ -315,11 +316,11 @@ func TestBudgetOnAFreeModel(t *testing.T) {
 		c.Models = map[string]config.Model{"anthropic/claude-test": {Free: true}}
 	}))
 	parent := h.parent(user("parent: hi"))
-	reply, err := h.mgr.TaskTool(context.Background(), parent.ID, tasks.TaskInput{Description: "d", Prompt: "p", Agent: "general", MaxCost: 0.5})
+	reply, err := h.tools.TaskTool(context.Background(), parent.ID, tasktools.TaskInput{Description: "d", Prompt: "p", Agent: "general", MaxCost: 0.5})
 	if err != nil {
 		t.Fatalf("launch on a free model with max_cost: %v", err)
 	}
-	ended := h.wait(reply.Data.(tasks.View).Task.ID)
+	ended := h.wait(reply.Data.(tasktools.View).Task.ID)
 	if ended.Status != sa.TaskCompleted || ended.Budget.MaxCost != 0.5 {
 		t.Fatalf("task %+v: want completed with its budget", ended)
 	}

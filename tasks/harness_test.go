@@ -18,6 +18,7 @@ import (
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -34,6 +35,7 @@ type harness struct {
 	eng     *engine.Engine
 	bus     *events.Bus
 	mgr     *tasks.Manager
+	tools   *tasktools.Tools
 	srv     *llmtest.Server
 	cfg     config.Config
 	limits  config.Tasks
@@ -76,7 +78,7 @@ func (h *harness) open() {
 	t.Helper()
 	h.stack = stacktest.Open(t, h.dir, h.ws, h.cfg)
 	st, eng, bus, mgr := h.stack.Store, h.stack.Engine, h.stack.Bus, h.stack.Tasks
-	h.store, h.eng, h.bus, h.mgr = st, eng, bus, mgr
+	h.store, h.eng, h.bus, h.mgr, h.tools = st, eng, bus, mgr, h.stack.Tools
 	h.closeMu.Lock()
 	h.closed = false
 	h.closeMu.Unlock()

@@ -178,8 +178,13 @@ func (m *Manager) Resume(ctx context.Context, ref, prompt string) (sa.Task, erro
 	return m.resume(ctx, ref, prompt, "")
 }
 
-// resume is Resume for a request that may name an agent, which must be
-// the task's (see CheckResumeAgent).
+// ResumeAs is Resume for a request that may name an agent, which must be
+// the task's (see CheckResumeAgent); "" names none.
+func (m *Manager) ResumeAs(ctx context.Context, ref, prompt, agent string) (sa.Task, error) {
+	return m.resume(ctx, ref, prompt, agent)
+}
+
+// resume is ResumeAs.
 func (m *Manager) resume(ctx context.Context, ref, prompt, agent string) (sa.Task, error) {
 	if strings.TrimSpace(prompt) == "" {
 		return sa.Task{}, fmt.Errorf("%w: prompt is required: the follow-up to send to the task", sa.ErrInvalid)
@@ -296,7 +301,13 @@ func (m *Manager) Clear(ctx context.Context, parentSessionID string) (cancelled,
 	return cancelled, cleared, err
 }
 
-// clear is Clear that also returns the branches of worktrees it kept.
+// ClearKept is Clear that also returns the branches of the cleared tasks'
+// worktrees that were kept because they hold work.
+func (m *Manager) ClearKept(ctx context.Context, parentSessionID string) (cancelled, cleared int, kept []string, err error) {
+	return m.clear(ctx, parentSessionID)
+}
+
+// clear is ClearKept.
 func (m *Manager) clear(ctx context.Context, parentSessionID string) (cancelled, cleared int, kept []string, err error) {
 	list, err := m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: parentSessionID})
 	if err != nil {
@@ -378,9 +389,9 @@ const (
 	MaxBlockTimeout     = 600 * time.Second
 )
 
-// blockTimeout is how long a blocking Output waits: the timeout asked
+// BlockTimeout is how long a blocking Output waits: the timeout asked
 // for, the default when none (0 or less), never more than the maximum.
-func blockTimeout(asked time.Duration) time.Duration {
+func BlockTimeout(asked time.Duration) time.Duration {
 	return min(cmpDuration(asked, DefaultBlockTimeout), MaxBlockTimeout)
 }
 
@@ -406,7 +417,7 @@ func (m *Manager) Output(ctx context.Context, ref string, block bool, timeout ti
 	}
 	var out Output
 	if block && t.Status.Active() {
-		start, limit := time.Now(), blockTimeout(timeout)
+		start, limit := time.Now(), BlockTimeout(timeout)
 		if t, out.TimedOut, err = m.waitEnd(ctx, t.ID, limit); err != nil {
 			return Output{}, err
 		}
@@ -753,9 +764,9 @@ func (m *Manager) end(r *run, o agent.Outcome, runErr error, ctx context.Context
 		case errors.Is(cause, errShutdown):
 			errMsg = errShutdown.Error()
 		case errors.Is(cause, errTimedOut):
-			errMsg = fmt.Sprintf("timed out after %s (the task's time limit)", formatDuration(cmpDuration(r.task.Timeout.Duration(), m.limits.Timeout.Duration)))
+			errMsg = fmt.Sprintf("timed out after %s (the task's time limit)", sa.FormatDuration(cmpDuration(r.task.Timeout.Duration(), m.limits.Timeout.Duration)))
 		case errors.Is(cause, errInactive):
-			errMsg = fmt.Sprintf("stopped after %s without progress (tasks.inactivity_timeout)", formatDuration(m.limits.InactivityTimeout.Duration))
+			errMsg = fmt.Sprintf("stopped after %s without progress (tasks.inactivity_timeout)", sa.FormatDuration(m.limits.InactivityTimeout.Duration))
 		default:
 			errMsg = runErr.Error()
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/superagents/superagents/internal/proctest"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // eventually polls cond until it holds or 30 s pass.
@@ -138,7 +139,7 @@ func TestClearCancelsRunningTasks(t *testing.T) {
 	h := newHarness(t, sleeper(t))
 	parent := h.parent(user("parent: hi"))
 	task, pid := startSleeper(t, h, parent.ID)
-	r, err := h.mgr.ClearTool(context.Background(), parent.ID)
+	r, err := h.tools.ClearTool(context.Background(), parent.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestClearCancelsRunningTasks(t *testing.T) {
 	if notes := h.notifications(parent.ID); len(notes) != 1 || !strings.HasPrefix(notes[0].Text(), `⊘ Agent "sleeper" cancelled after `) {
 		t.Fatalf("notifications = %v, want one cancellation", notes)
 	}
-	if r, _ := h.mgr.ListTool(context.Background(), parent.ID, tasks.ListInput{}); r.Text != "No background tasks found" {
+	if r, _ := h.tools.ListTool(context.Background(), parent.ID, tasktools.ListInput{}); r.Text != "No background tasks found" {
 		t.Fatalf("list after clear = %q", r.Text)
 	}
 	// Its session stays in the store.
@@ -204,10 +205,10 @@ func TestATaskThatEndsFirstCancelsTheTasksItLaunched(t *testing.T) {
 				switch {
 				case strings.Contains(all, "level2"):
 					return sleeper(t)(req)
-				case f.LastName == tasks.TaskToolName:
+				case f.LastName == tasktools.TaskToolName:
 					return llmtest.Reply{Text: "level1 waiting"}
 				}
-				return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasks.TaskToolName, map[string]any{
+				return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasktools.TaskToolName, map[string]any{
 					"description": "level two", "prompt": "level2 work", "agent": "general"})}}
 			})
 			parent := h.parent(user("parent: hi"))
@@ -428,7 +429,7 @@ func TestConcurrencyLimitQueues(t *testing.T) {
 	if count(sa.TaskRunning) != 2 || count(sa.TaskQueued) != 2 {
 		t.Fatalf("running %d, queued %d: want 2 and 2", count(sa.TaskRunning), count(sa.TaskQueued))
 	}
-	r, _ := h.mgr.OutputTool(context.Background(), parent.ID, tasks.OutputInput{TaskID: list[3].ID})
+	r, _ := h.tools.OutputTool(context.Background(), parent.ID, tasktools.OutputInput{TaskID: list[3].ID})
 	if !strings.Contains(r.Text, "queued") {
 		t.Fatalf("output of a queued task = %q", r.Text)
 	}
@@ -449,13 +450,13 @@ func TestConcurrencyLimitQueues(t *testing.T) {
 func TestSpawnDepthLimit(t *testing.T) {
 	h := newHarness(t, echo(t), withLimits(func(l *config.Tasks) { l.SpawnDepth = 1 }))
 	parent := h.parent(user("parent: hi"))
-	top, err := h.mgr.ToolsFor(context.Background(), parent.ID)
+	top, err := h.tools.ToolsFor(context.Background(), parent.ID)
 	if err != nil || len(top) != 5 {
 		t.Fatalf("a top-level session gets %d task tools (%v), want 5", len(top), err)
 	}
 	child := h.launch(parent.ID, tasks.LaunchRequest{})
 	h.wait(child.ID)
-	nested, err := h.mgr.ToolsFor(context.Background(), child.ID)
+	nested, err := h.tools.ToolsFor(context.Background(), child.ID)
 	if err != nil || len(nested) != 0 {
 		t.Fatalf("a session at the depth limit gets %d task tools (%v), want none", len(nested), err)
 	}
@@ -494,7 +495,7 @@ func TestTimeouts(t *testing.T) {
 	// A tool call's own timeout shorter than the limit is honoured.
 	h := newHarness(t, stalled(t))
 	parent := h.parent(user("parent: hi"))
-	r, err := h.mgr.TaskTool(context.Background(), parent.ID, tasks.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: 1})
+	r, err := h.tools.TaskTool(context.Background(), parent.ID, tasktools.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +506,7 @@ func TestTimeouts(t *testing.T) {
 	// One longer than the limit gets the limit, however large (no overflow
 	// into a short one).
 	for _, secs := range []int{7200, 18446744074, math.MaxInt} {
-		r, err := h.mgr.TaskTool(context.Background(), parent.ID, tasks.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: secs})
+		r, err := h.tools.TaskTool(context.Background(), parent.ID, tasktools.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: secs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -529,7 +530,7 @@ func TestProviderFailureEndsInError(t *testing.T) {
 	if ended.Status != sa.TaskError || !strings.Contains(ended.Error, "prompt is too long") {
 		t.Fatalf("ended %s with %q", ended.Status, ended.Error)
 	}
-	r, _ := h.mgr.OutputTool(context.Background(), parent.ID, tasks.OutputInput{TaskID: task.ID})
+	r, _ := h.tools.OutputTool(context.Background(), parent.ID, tasktools.OutputInput{TaskID: task.ID})
 	if !strings.Contains(r.Text, "failed") || !strings.Contains(r.Text, "prompt is too long") {
 		t.Fatalf("output = %q", r.Text)
 	}
@@ -540,20 +541,20 @@ func TestTaskToolValidation(t *testing.T) {
 	parent := h.parent(user("parent: hi"))
 	tests := []struct {
 		name string
-		in   tasks.TaskInput
+		in   tasktools.TaskInput
 		want string
 	}{
-		{"unknown agent", tasks.TaskInput{Description: "d", Prompt: "p", Agent: "wizard"}, `unknown agent "wizard": available agents are explore, general`},
-		{"no agent", tasks.TaskInput{Description: "d", Prompt: "p"}, "agent is required: available agents are explore, general"},
-		{"no description", tasks.TaskInput{Prompt: "p", Agent: "general"}, "description is required"},
-		{"no prompt", tasks.TaskInput{Description: "d", Agent: "general"}, "prompt is required"},
-		{"negative timeout", tasks.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: -1}, "timeout cannot be negative"},
-		{"resume unknown", tasks.TaskInput{Resume: "zzzzzz", Prompt: "p"}, "no task with id zzzzzz"},
-		{"resume without prompt", tasks.TaskInput{Resume: "zzzzzz"}, "prompt is required"},
+		{"unknown agent", tasktools.TaskInput{Description: "d", Prompt: "p", Agent: "wizard"}, `unknown agent "wizard": available agents are explore, general`},
+		{"no agent", tasktools.TaskInput{Description: "d", Prompt: "p"}, "agent is required: available agents are explore, general"},
+		{"no description", tasktools.TaskInput{Prompt: "p", Agent: "general"}, "description is required"},
+		{"no prompt", tasktools.TaskInput{Description: "d", Agent: "general"}, "prompt is required"},
+		{"negative timeout", tasktools.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: -1}, "timeout cannot be negative"},
+		{"resume unknown", tasktools.TaskInput{Resume: "zzzzzz", Prompt: "p"}, "no task with id zzzzzz"},
+		{"resume without prompt", tasktools.TaskInput{Resume: "zzzzzz"}, "prompt is required"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := h.mgr.TaskTool(context.Background(), parent.ID, tt.in)
+			_, err := h.tools.TaskTool(context.Background(), parent.ID, tt.in)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error = %v, want %q", err, tt.want)
 			}
@@ -564,7 +565,7 @@ func TestTaskToolValidation(t *testing.T) {
 	}
 	// Through the agent's tools the failure is an error result, with the
 	// same sentence and no category prefix.
-	toolList, _ := h.mgr.ToolsFor(context.Background(), parent.ID)
+	toolList, _ := h.tools.ToolsFor(context.Background(), parent.ID)
 	res, err := toolList[0].Run(context.Background(), []byte(`{"prompt":"p","agent":"general","fork":true,"resume":"abcd"}`))
 	if err != nil || !res.IsError || !strings.HasPrefix(res.Output, "fork and resume are mutually exclusive") {
 		t.Fatalf("tool result = %+v, %v", res, err)
@@ -647,7 +648,7 @@ func TestRestartReconcilesRunningTasks(t *testing.T) {
 		t.Fatalf("runners = %+v: the dead one must be removed", runners)
 	}
 	// List and output work across the restart.
-	r, err := h.mgr.OutputTool(context.Background(), parent.ID, tasks.OutputInput{TaskID: ids[0]})
+	r, err := h.tools.OutputTool(context.Background(), parent.ID, tasktools.OutputInput{TaskID: ids[0]})
 	if err != nil || !strings.Contains(r.Text, "interrupted by restart") {
 		t.Fatalf("output = %q, %v", r.Text, err)
 	}
@@ -886,7 +887,7 @@ func TestOutputBlockTimesOutWithPartialOutput(t *testing.T) {
 		got, _ := h.store.Task(context.Background(), task.ID)
 		return got.Progress.ToolCalls > 0
 	})
-	r, err := h.mgr.OutputTool(context.Background(), parent.ID, tasks.OutputInput{TaskID: task.ID, Block: true, Timeout: 1})
+	r, err := h.tools.OutputTool(context.Background(), parent.ID, tasktools.OutputInput{TaskID: task.ID, Block: true, Timeout: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -916,10 +917,10 @@ func TestNestedTaskFinishesWithItsOwnTasks(t *testing.T) {
 			switch {
 			case strings.Contains(f.LastUser, "finished"): // woken by the notification
 				return llmtest.Reply{Text: "level1 done after its sub-task"}
-			case f.LastName == tasks.TaskToolName:
+			case f.LastName == tasktools.TaskToolName:
 				return llmtest.Reply{Text: "level1 waiting"}
 			}
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasks.TaskToolName, map[string]any{
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasktools.TaskToolName, map[string]any{
 				"description": "level two", "prompt": "level2 work", "agent": "general"})}}
 		}
 		return llmtest.Reply{Text: "parent"}

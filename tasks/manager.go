@@ -34,13 +34,14 @@ import (
 
 // Errors callers test for, besides the root package's ErrInvalid,
 // ErrNotFound and ErrConflict.
+// They are the root package's, which every way in speaks.
 var (
 	// ErrLimit: a configured limit refuses the request (spawn depth).
-	ErrLimit = errors.New("limit reached")
+	ErrLimit = sa.ErrLimit
 	// ErrExpired: the task's session was deleted, so it cannot go on.
-	ErrExpired = errors.New("task session expired")
+	ErrExpired = sa.ErrExpired
 	// ErrClosed: the manager is shutting down.
-	ErrClosed = errors.New("task manager closed")
+	ErrClosed = sa.ErrClosed
 )
 
 // Why a run's context was cancelled.
@@ -109,7 +110,6 @@ type Manager struct {
 	// progressDelay is how long after a change a run's progress is
 	// stored (see saveProgressLater).
 	progressDelay time.Duration
-	defs          toolDefs
 	// dispatch gets launched and resumed tasks run.
 	dispatch Dispatch
 	// worktrees is Options.WorktreeDir; gitMu makes this process's
@@ -172,9 +172,6 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	if m.dispatch == nil {
 		m.dispatch = inProcess{m}
 	}
-	if m.defs, err = m.defineTools(); err != nil {
-		return nil, fmt.Errorf("task manager: %w", err)
-	}
 	if err := m.store.RegisterRunner(ctx, m.runner); err != nil {
 		return nil, fmt.Errorf("task manager: %w", err)
 	}
@@ -201,6 +198,9 @@ func cmpDuration(d, def time.Duration) time.Duration {
 
 // RunnerID is this manager's runner.
 func (m *Manager) RunnerID() string { return m.runner.ID }
+
+// Limits are the task limits the manager applies, defaults filled in.
+func (m *Manager) Limits() config.Tasks { return m.limits }
 
 // Close stops the manager: running tasks are ended as interrupted (with
 // their notifications), the loops stop and the runner is removed. It waits

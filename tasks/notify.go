@@ -23,7 +23,7 @@ func notification(t sa.Task, batch sa.BatchState) sa.Message {
 
 // visibleLine is what a person sees when a task ends.
 func visibleLine(t sa.Task) string {
-	took := formatDuration(elapsed(t))
+	took := sa.FormatDuration(elapsed(t))
 	if t.ResumeCount > 0 {
 		switch t.Status {
 		case sa.TaskCompleted:
@@ -58,7 +58,7 @@ func branchLine(t sa.Task) string {
 }
 
 // elapsed is how long the task's latest launch or resume ran.
-func elapsed(t sa.Task) time.Duration { return Duration(t, time.Now()) }
+func elapsed(t sa.Task) time.Duration { return t.Duration(time.Now()) }
 
 // progressLine counts the batch's ended tasks.
 func progressLine(batch sa.BatchState) string {
@@ -83,7 +83,7 @@ func hint(t sa.Task, batch sa.BatchState) string {
 	default:
 		fmt.Fprintf(&b, "Background task %s (%q) failed: %s", id, t.Description, t.Error)
 	}
-	if note := worktreeNote(t); note != "" {
+	if note := t.WorktreeNote(); note != "" {
 		b.WriteString("\n" + note)
 	}
 	switch {
@@ -100,17 +100,3 @@ func hint(t sa.Task, batch sa.BatchState) string {
 
 // earlierStands tells a model what a resume that did not complete left.
 const earlierStands = "The answer before it stands (superagents_output shows it), and the task can be resumed again."
-
-// formatDuration shows a duration the way the notifications do: 12s,
-// 2m 5s, 1h 3m.
-func formatDuration(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm %ds", int(d.Minutes()), int(d.Seconds())%60)
-	default:
-		return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-}

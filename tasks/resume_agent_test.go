@@ -7,6 +7,7 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // TestResumeAgent: a resume that names an agent is refused unless it is
@@ -26,7 +27,7 @@ func TestResumeAgent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.agent, func(t *testing.T) {
-			_, err := h.mgr.TaskTool(context.Background(), parent.ID, tasks.TaskInput{Resume: task.ID, Agent: tt.agent, Prompt: "the follow-up"})
+			_, err := h.tools.TaskTool(context.Background(), parent.ID, tasktools.TaskInput{Resume: task.ID, Agent: tt.agent, Prompt: "the follow-up"})
 			got, _ := h.store.Task(context.Background(), task.ID)
 			if tt.want != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.want) {

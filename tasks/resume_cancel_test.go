@@ -9,6 +9,7 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // TestCancelThenResumeOfResumedTask: cancelling a resume ends that resume
@@ -49,7 +50,7 @@ func TestCancelThenResumeOfResumedTask(t *testing.T) {
 	if len(notes) != 2 || !strings.HasPrefix(notes[1].Text(), "⊘ Resume #1 cancelled") {
 		t.Fatalf("notifications = %d, last %q: want one per ending", len(notes), notes[len(notes)-1].Text())
 	}
-	r, err := h.mgr.OutputTool(ctx, parent.ID, tasks.OutputInput{TaskID: task.ID})
+	r, err := h.tools.OutputTool(ctx, parent.ID, tasktools.OutputInput{TaskID: task.ID})
 	if err != nil || !strings.Contains(r.Text, "was cancelled") || !strings.Contains(r.Text, "can be resumed again") || !strings.HasSuffix(r.Text, "Result:\nthe first answer") {
 		t.Fatalf("output of the cancelled resume = %q, %v", r.Text, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 var taskIDRE = regexp.MustCompile(`Task ([0-9a-z]{16})`)
@@ -35,16 +36,16 @@ func TestForkedTaskEndToEnd(t *testing.T) {
 			return llmtest.Reply{Text: "The port is 8080."}
 		}
 		switch f.LastName {
-		case tasks.TaskToolName:
+		case tasktools.TaskToolName:
 			id := taskIDRE.FindStringSubmatch(f.LastTool)
 			if id == nil {
 				return llmtest.Reply{Text: "launch failed: " + f.LastTool}
 			}
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasks.OutputToolName, map[string]any{"task_id": id[1], "block": true, "timeout": 60})}}
-		case tasks.OutputToolName:
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasktools.OutputToolName, map[string]any{"task_id": id[1], "block": true, "timeout": 60})}}
+		case tasktools.OutputToolName:
 			return llmtest.Reply{Text: "The child found: " + f.LastTool[strings.Index(f.LastTool, "Result:\n")+8:]}
 		}
-		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasks.TaskToolName, map[string]any{
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasktools.TaskToolName, map[string]any{
 			"description": "find the port", "prompt": "Find the port in config.go", "agent": "explore", "fork": true})}}
 	})
 	parent := h.parent(
@@ -199,7 +200,7 @@ func TestSeed000_RejectForkWithResume(t *testing.T) {
 	done := h.launch(parent.ID, tasks.LaunchRequest{})
 	h.wait(done.ID)
 	sessionsBefore, _ := h.store.ListSessions(context.Background(), sa.SessionFilter{})
-	_, err := h.mgr.TaskTool(context.Background(), parent.ID, tasks.TaskInput{Prompt: "x", Fork: true, Resume: done.ID})
+	_, err := h.tools.TaskTool(context.Background(), parent.ID, tasktools.TaskInput{Prompt: "x", Fork: true, Resume: done.ID})
 	if !errors.Is(err, sa.ErrInvalid) || !strings.Contains(err.Error(), "mutually exclusive") {
 		t.Fatalf("fork with resume = %v", err)
 	}
@@ -249,7 +250,7 @@ func TestSeed002_RetrieveCompletedTaskResults(t *testing.T) {
 	if out.Task.Status != sa.TaskCompleted || out.Task.Result != "done: count to three" || out.Task.ResultRetrievedAt == nil {
 		t.Fatalf("output = %+v", out.Task)
 	}
-	r, _ := h.mgr.OutputTool(context.Background(), parent.ID, tasks.OutputInput{TaskID: task.ID[:6]})
+	r, _ := h.tools.OutputTool(context.Background(), parent.ID, tasktools.OutputInput{TaskID: task.ID[:6]})
 	if !strings.Contains(r.Text, "completed") || !strings.Contains(r.Text, "done: count to three") {
 		t.Fatalf("output text = %q", r.Text)
 	}
@@ -262,7 +263,7 @@ func TestSeed002_CheckRunningTaskStatus(t *testing.T) {
 	parent := h.parent(user("parent: hi"))
 	task := h.launch(parent.ID, tasks.LaunchRequest{Description: "slow one"})
 	start := time.Now()
-	r, err := h.mgr.OutputTool(context.Background(), parent.ID, tasks.OutputInput{TaskID: task.ID})
+	r, err := h.tools.OutputTool(context.Background(), parent.ID, tasktools.OutputInput{TaskID: task.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,11 +293,11 @@ func TestSeed002_TaskPersistence(t *testing.T) {
 		t.Fatalf("after a restart: %v, %v", list, err)
 	}
 	// ...until cleared...
-	r, err := h.mgr.ClearTool(context.Background(), parent.ID)
+	r, err := h.tools.ClearTool(context.Background(), parent.ID)
 	if err != nil || !strings.Contains(r.Text, "Cleared 1 task") {
 		t.Fatalf("clear = %q, %v", r.Text, err)
 	}
-	if r, _ := h.mgr.ListTool(context.Background(), parent.ID, tasks.ListInput{}); r.Text != "No background tasks found" {
+	if r, _ := h.tools.ListTool(context.Background(), parent.ID, tasktools.ListInput{}); r.Text != "No background tasks found" {
 		t.Fatalf("list after clear = %q", r.Text)
 	}
 	if _, err := h.store.Session(context.Background(), task.ID); err != nil {
@@ -329,7 +330,7 @@ func TestSeed002_ResumeCompletedTask(t *testing.T) {
 	parent := h.parent(user("parent: hi"))
 	task := h.launch(parent.ID, tasks.LaunchRequest{Prompt: "first instruction"})
 	h.wait(task.ID)
-	r, err := h.mgr.TaskTool(context.Background(), parent.ID, tasks.TaskInput{Resume: task.ID[:8], Prompt: "the follow-up"})
+	r, err := h.tools.TaskTool(context.Background(), parent.ID, tasktools.TaskInput{Resume: task.ID[:8], Prompt: "the follow-up"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +405,7 @@ func TestSeed002_WaitForResumeResponse(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() { time.Sleep(200 * time.Millisecond); close(release) }()
-	r, err := h.mgr.OutputTool(context.Background(), parent.ID, tasks.OutputInput{TaskID: task.ID, Block: true, Timeout: 60})
+	r, err := h.tools.OutputTool(context.Background(), parent.ID, tasktools.OutputInput{TaskID: task.ID, Block: true, Timeout: 60})
 	if err != nil || !strings.Contains(r.Text, "answer 2") || !strings.Contains(r.Text, "resume #1") {
 		t.Fatalf("blocking output = %q, %v", r.Text, err)
 	}
@@ -518,7 +519,7 @@ func TestSeed002_ListIndicatorsAndFilter(t *testing.T) {
 	other := h.parent(user("parent: elsewhere"))
 	h.wait(h.launch(other.ID, tasks.LaunchRequest{Description: "not mine"}).ID)
 
-	r, err := h.mgr.ListTool(context.Background(), parent.ID, tasks.ListInput{})
+	r, err := h.tools.ListTool(context.Background(), parent.ID, tasktools.ListInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -536,17 +537,17 @@ func TestSeed002_ListIndicatorsAndFilter(t *testing.T) {
 	if strings.Contains(r.Text, "not mine") {
 		t.Error("another session's task is listed")
 	}
-	if r, _ := h.mgr.ListTool(context.Background(), h.parent(user("parent: empty")).ID, tasks.ListInput{}); r.Text != "No background tasks found" {
+	if r, _ := h.tools.ListTool(context.Background(), h.parent(user("parent: empty")).ID, tasktools.ListInput{}); r.Text != "No background tasks found" {
 		t.Fatalf("empty list = %q", r.Text)
 	}
-	if r, _ := h.mgr.ListTool(context.Background(), parent.ID, tasks.ListInput{Status: "running"}); r.Text != "No background tasks found" {
+	if r, _ := h.tools.ListTool(context.Background(), parent.ID, tasktools.ListInput{Status: "running"}); r.Text != "No background tasks found" {
 		t.Fatalf("status filter = %q", r.Text)
 	}
 	// The filter ignores case, as people type it.
-	if r, _ := h.mgr.ListTool(context.Background(), parent.ID, tasks.ListInput{Status: "Completed"}); !strings.HasPrefix(r.Text, "Background tasks (2):") {
+	if r, _ := h.tools.ListTool(context.Background(), parent.ID, tasktools.ListInput{Status: "Completed"}); !strings.HasPrefix(r.Text, "Background tasks (2):") {
 		t.Fatalf("status filter Completed = %q", r.Text)
 	}
-	if _, err := h.mgr.ListTool(context.Background(), parent.ID, tasks.ListInput{Status: "sleeping"}); !errors.Is(err, sa.ErrInvalid) {
+	if _, err := h.tools.ListTool(context.Background(), parent.ID, tasktools.ListInput{Status: "sleeping"}); !errors.Is(err, sa.ErrInvalid) {
 		t.Fatalf("unknown status = %v", err)
 	}
 }

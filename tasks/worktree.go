@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/tools"
@@ -188,31 +187,3 @@ func (m *Manager) ReleaseWorktrees(ctx context.Context, sessionID string) error 
 	}
 	return errors.Join(errs...)
 }
-
-// worktreeNote tells, once a task with a worktree has ended, where its
-// work is: its branch and worktree and the files it changed ("" for a
-// task without a worktree).
-func worktreeNote(t sa.Task) string {
-	w := t.Worktree
-	if w == nil {
-		return ""
-	}
-	switch {
-	case w.Removed:
-		return fmt.Sprintf("Worktree: the task changed no files, so its worktree and branch %s were removed.", w.Branch)
-	case w.Changes == "" && w.Commits == 0:
-		return fmt.Sprintf("Worktree: branch %s, in %s.", w.Branch, w.Path)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Worktree: branch %s, in %s", w.Branch, w.Path)
-	if w.Commits > 0 {
-		fmt.Fprintf(&b, " (%s on the branch)", plural(w.Commits, "commit"))
-	}
-	b.WriteString(".")
-	if w.Changes != "" {
-		fmt.Fprintf(&b, "\nFiles changed since %s (git diff --stat, uncommitted and untracked files included):\n%s", shortCommit(w.Base), w.Changes)
-	}
-	return b.String()
-}
-
-func shortCommit(c string) string { return c[:min(len(c), 12)] }

@@ -13,6 +13,7 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // gitIn runs git in dir and returns its output, trimmed.
@@ -109,7 +110,7 @@ func TestWorktreeTasksWriteTheSameFile(t *testing.T) {
 		if ended.Worktree == nil || !strings.Contains(ended.Worktree.Changes, "shared.txt") || ended.Worktree.Removed {
 			t.Fatalf("ended task's worktree record = %+v, want shared.txt among its changes", ended.Worktree)
 		}
-		out, err := h.mgr.OutputTool(context.Background(), parent.ID, tasks.OutputInput{TaskID: ended.ID})
+		out, err := h.tools.OutputTool(context.Background(), parent.ID, tasktools.OutputInput{TaskID: ended.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +159,7 @@ func TestWorktreeNothingChanged(t *testing.T) {
 	if got := branches(t, h.ws); got != "" {
 		t.Fatalf("branches left: %q", got)
 	}
-	out, err := h.mgr.OutputTool(context.Background(), parent.ID, tasks.OutputInput{TaskID: task.ID})
+	out, err := h.tools.OutputTool(context.Background(), parent.ID, tasktools.OutputInput{TaskID: task.ID})
 	if err != nil || !strings.Contains(out.Text, "changed no files") {
 		t.Fatalf("answer = %q, %v; want it to say no files changed", out.Text, err)
 	}
@@ -233,7 +234,7 @@ func TestWorktreeClearAndDelete(t *testing.T) {
 		letGo func(h *harness, parent string) string // the clear's answer, if any
 	}{
 		{"clear", func(h *harness, parent string) string {
-			r, err := h.mgr.ClearTool(context.Background(), parent)
+			r, err := h.tools.ClearTool(context.Background(), parent)
 			if err != nil {
 				h.t.Fatal(err)
 			}
@@ -294,18 +295,18 @@ func TestWorktreeRefused(t *testing.T) {
 	parent := h.parent(user("parent: hi"))
 	tests := []struct {
 		name string
-		in   tasks.TaskInput
+		in   tasktools.TaskInput
 		want string
 	}{
-		{"not a repository", tasks.TaskInput{Isolation: "worktree"}, "is not inside a git repository"},
-		{"unknown isolation", tasks.TaskInput{Isolation: "container"}, `unknown isolation "container"`},
-		{"with a resume", tasks.TaskInput{Isolation: "worktree", Resume: "abcd"}, "isolation applies to a launch"},
+		{"not a repository", tasktools.TaskInput{Isolation: "worktree"}, "is not inside a git repository"},
+		{"unknown isolation", tasktools.TaskInput{Isolation: "container"}, `unknown isolation "container"`},
+		{"with a resume", tasktools.TaskInput{Isolation: "worktree", Resume: "abcd"}, "isolation applies to a launch"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := tt.in
 			in.Description, in.Prompt, in.Agent = "isolated", "write a.txt x", "general"
-			_, err := h.mgr.TaskTool(context.Background(), parent.ID, in)
+			_, err := h.tools.TaskTool(context.Background(), parent.ID, in)
 			if !errors.Is(err, sa.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want an invalid-input error saying %q", err, tt.want)
 			}
@@ -324,10 +325,10 @@ func TestWorktreeProfileDefault(t *testing.T) {
 	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
 		f := facts(t, req)
 		if strings.HasPrefix(f.LastUser, "delegate") && f.LastTool == "" {
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasks.TaskToolName, tasks.TaskInput{
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasktools.TaskToolName, tasktools.TaskInput{
 				Description: "nested", Prompt: "write nested.txt inner", Agent: "general"})}}
 		}
-		if f.LastName == tasks.TaskToolName {
+		if f.LastName == tasktools.TaskToolName {
 			return llmtest.Reply{Text: "launched"}
 		}
 		return writer(t)(req)
@@ -373,10 +374,10 @@ func TestWorktreeFromWorktree(t *testing.T) {
 	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
 		f := facts(t, req)
 		if strings.HasPrefix(f.LastUser, "delegate") && f.LastTool == "" {
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasks.TaskToolName, tasks.TaskInput{
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasktools.TaskToolName, tasktools.TaskInput{
 				Description: "nested", Prompt: "write inner.txt inner", Agent: "general", Isolation: sa.IsolationWorktree})}}
 		}
-		if f.LastName == tasks.TaskToolName {
+		if f.LastName == tasktools.TaskToolName {
 			return llmtest.Reply{Text: "launched"}
 		}
 		return writer(t)(req)

@@ -22,6 +22,7 @@ import (
 	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/tasktools"
 )
 
 // Stack is the store and the runtime of one test, with the runtime's
@@ -32,6 +33,8 @@ type Stack struct {
 	Engine  *engine.Engine
 	Bus     *events.Bus
 	Tasks   *tasks.Manager
+	// Tools are the task tools over the runtime, as the agents get them.
+	Tools *tasktools.Tools
 }
 
 // Config loads the configuration of a workspace whose default model is
@@ -54,7 +57,8 @@ func Config(t testing.TB, workspace, baseURL string) config.Config {
 }
 
 // Open opens the stack on the data directory dir (again, after Close, to
-// test a restart), wired by runtime.Open as every command is. The bus
+// test a restart), wired by runtime.Open as every command is, with the
+// task tools. The bus
 // polls every 50 ms for other processes' writes.
 func Open(t testing.TB, dir, workspace string, cfg config.Config, storeOpts ...sqlite.Option) *Stack {
 	t.Helper()
@@ -65,12 +69,17 @@ func Open(t testing.TB, dir, workspace string, cfg config.Config, storeOpts ...s
 	}
 	rt, problems, err := runtime.Open(ctx, runtime.Options{Store: st, Config: cfg, Workspace: workspace,
 		AgentDirs: agents.Dirs{Project: agents.ProjectDir(workspace)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")},
-		PollInterval: 50 * time.Millisecond})
+		PollInterval: 50 * time.Millisecond, TaskTools: tasktools.For})
 	if err != nil || len(problems) > 0 {
 		st.Close()
 		t.Fatalf("runtime: %v %v", err, problems)
 	}
-	return &Stack{Store: st, Runtime: rt, Engine: rt.Engine, Bus: rt.Bus, Tasks: rt.Tasks}
+	tools, err := tasktools.New(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := runtime.PartsOf(rt)
+	return &Stack{Store: st, Runtime: rt, Engine: parts.Engine, Bus: parts.Bus, Tasks: parts.Tasks, Tools: tools}
 }
 
 // Close stops the runtime (running tasks end as interrupted), then the

@@ -1,4 +1,4 @@
-package tasks
+package tasktools
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/runtime"
 )
 
 // Indicators shows "(forked)" and "(resumed)" as TASK-LIST-2 asks: after the
@@ -35,7 +36,7 @@ func formatList(list []sa.Task, now time.Time) string {
 		}
 		fmt.Fprintf(&b, "\n- %s [%s] %q, agent %s, %s", id, t.Status, t.Description, t.Agent, timing(t, now))
 		if n := t.Progress.ToolCalls; n > 0 {
-			fmt.Fprintf(&b, ", %s", plural(n, "tool call"))
+			fmt.Fprintf(&b, ", %s", sa.Plural(n, "tool call"))
 		}
 		if t.Status == sa.TaskCompleted && t.ResultRetrievedAt == nil {
 			b.WriteString(", result unread")
@@ -48,32 +49,25 @@ func formatList(list []sa.Task, now time.Time) string {
 func timing(t sa.Task, now time.Time) string {
 	switch {
 	case t.Status == sa.TaskQueued:
-		return "queued " + formatDuration(now.Sub(t.CreatedAt))
+		return "queued " + sa.FormatDuration(now.Sub(t.CreatedAt))
 	case t.Status.Active():
-		return "running " + formatDuration(Duration(t, now))
+		return "running " + sa.FormatDuration(t.Duration(now))
 	case t.CompletedAt != nil:
-		return "took " + formatDuration(Duration(t, now))
+		return "took " + sa.FormatDuration(t.Duration(now))
 	}
 	return string(t.Status)
 }
 
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // formatOutput is superagents_output's answer.
-func formatOutput(out Output, now time.Time) string {
+func formatOutput(out runtime.Output, now time.Time) string {
 	t := out.Task
 	name := fmt.Sprintf("Task %s (%q)", t.ID, t.Description)
 	var b strings.Builder
 	switch {
 	case out.TimedOut:
-		fmt.Fprintf(&b, "Timed out after %s waiting for %s: it is still %s (%s).", formatDuration(out.Waited), name, t.Status, progressText(t, now))
+		fmt.Fprintf(&b, "Timed out after %s waiting for %s: it is still %s (%s).", sa.FormatDuration(out.Waited), name, t.Status, progressText(t, now))
 	case t.Status == sa.TaskCompleted:
-		fmt.Fprintf(&b, "%s completed in %s.", name, formatDuration(elapsed(t)))
+		fmt.Fprintf(&b, "%s completed in %s.", name, sa.FormatDuration(t.Duration(time.Now())))
 		if t.ResumeCount > 0 {
 			fmt.Fprintf(&b, " This is the answer to resume #%d.", t.ResumeCount)
 		}
@@ -82,12 +76,12 @@ func formatOutput(out Output, now time.Time) string {
 		addWorktreeNote(&b, t)
 		return b.String()
 	case t.Status == sa.TaskError:
-		fmt.Fprintf(&b, "%s failed after %s: %s", name, formatDuration(elapsed(t)), t.Error)
+		fmt.Fprintf(&b, "%s failed after %s: %s", name, sa.FormatDuration(t.Duration(time.Now())), t.Error)
 		earlierAnswer(&b, t)
 		addWorktreeNote(&b, t)
 		return b.String()
 	case t.Status == sa.TaskCancelled:
-		fmt.Fprintf(&b, "%s was cancelled after %s", name, formatDuration(elapsed(t)))
+		fmt.Fprintf(&b, "%s was cancelled after %s", name, sa.FormatDuration(t.Duration(time.Now())))
 		// Say why when it was not a plain cancel (its parent went away).
 		if why, ok := strings.CutPrefix(t.Error, "cancelled: "); ok {
 			fmt.Fprintf(&b, ": %s", why)
@@ -113,7 +107,7 @@ func formatOutput(out Output, now time.Time) string {
 
 // addWorktreeNote adds, for a task with a worktree, where its work is.
 func addWorktreeNote(b *strings.Builder, t sa.Task) {
-	if note := worktreeNote(t); note != "" {
+	if note := t.WorktreeNote(); note != "" {
 		b.WriteString("\n\n" + note)
 	}
 }
@@ -131,7 +125,7 @@ func earlierAnswer(b *strings.Builder, t sa.Task) {
 // progressText sums up a running task's progress.
 func progressText(t sa.Task, now time.Time) string {
 	p := t.Progress
-	text := formatDuration(Duration(t, now)) + " elapsed, " + plural(p.ToolCalls, "tool call")
+	text := sa.FormatDuration(t.Duration(now)) + " elapsed, " + sa.Plural(p.ToolCalls, "tool call")
 	if len(p.LastTools) > 0 {
 		text += " (last: " + strings.Join(p.LastTools, ", ") + ")"
 	}

@@ -1,4 +1,4 @@
-package tasks
+package tasktools
 
 import (
 	"time"
@@ -20,7 +20,7 @@ type View struct {
 
 // NewView is the view of a task at time now.
 func NewView(t sa.Task, now time.Time) View {
-	return View{Task: t, Indicators: Indicators(t), DurationMS: Duration(t, now).Milliseconds()}
+	return View{Task: t, Indicators: Indicators(t), DurationMS: t.Duration(now).Milliseconds()}
 }
 
 // NewViews is the views of tasks at time now; never nil, so that an empty
@@ -45,11 +45,5 @@ type OutputView struct {
 }
 
 // Duration is how long a task's latest launch or resume has run: until it
-// ended, or until now. Every listing, notification and view uses it.
-func Duration(t sa.Task, now time.Time) time.Duration {
-	end := now
-	if t.CompletedAt != nil {
-		end = *t.CompletedAt
-	}
-	return max(end.Sub(t.StartedAt), 0)
-}
+// ended, or until now (sa.Task.Duration).
+func Duration(t sa.Task, now time.Time) time.Duration { return t.Duration(now) }

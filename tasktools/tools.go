@@ -1,4 +1,11 @@
-package tasks
+// Package tasktools is the background tasks as the model and the MCP
+// server see them: the superagents_* tools (their inputs, descriptions
+// and replies), the views of tasks every way in shows to programs, and
+// the words of their answers. It works over the runtime: the engine's
+// agents get these tools through runtime.Options.TaskTools, and the ways
+// in (the chat, the HTTP API, the MCP server, the commands) use the same
+// replies and views.
+package tasktools
 
 import (
 	"context"
@@ -8,6 +15,8 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/agents"
+	"github.com/superagents/superagents/cost"
+	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/tools"
 )
 
@@ -77,9 +86,10 @@ Use it for work that can proceed on its own (a search across the code, a review,
 // see (MCP) say it their way, with TaskDescriptionWith.
 const ForkNote = "With fork: true the sub-agent starts with a digest of this conversation."
 
-// toolDefs are the task tools' definitions, made once per manager: each
-// turn binds them to the calling session.
-type toolDefs struct {
+// Tools are the task tools over one runtime. Their definitions are made
+// once: each turn binds them to the calling session.
+type Tools struct {
+	rt     *runtime.Runtime
 	task   *tools.Def[TaskInput]
 	output *tools.Def[OutputInput]
 	list   *tools.Def[ListInput]
@@ -87,36 +97,49 @@ type toolDefs struct {
 	clear  *tools.Def[ClearInput]
 }
 
-func (m *Manager) defineTools() (toolDefs, error) {
-	var d toolDefs
+// New defines the task tools over a runtime.
+func New(rt *runtime.Runtime) (*Tools, error) {
+	t := &Tools{rt: rt}
 	var err error
-	if d.task, err = tools.Define[TaskInput](TaskToolName, m.TaskDescription(), false); err != nil {
-		return d, err
+	if t.task, err = tools.Define[TaskInput](TaskToolName, t.TaskDescription(), false); err != nil {
+		return nil, err
 	}
-	if d.output, err = tools.Define[OutputInput](OutputToolName, outputDescription, true); err != nil {
-		return d, err
+	if t.output, err = tools.Define[OutputInput](OutputToolName, outputDescription, true); err != nil {
+		return nil, err
 	}
-	if d.list, err = tools.Define[ListInput](ListToolName, listDescription, true); err != nil {
-		return d, err
+	if t.list, err = tools.Define[ListInput](ListToolName, listDescription, true); err != nil {
+		return nil, err
 	}
-	if d.cancel, err = tools.Define[CancelInput](CancelToolName, cancelDescription, true); err != nil {
-		return d, err
+	if t.cancel, err = tools.Define[CancelInput](CancelToolName, cancelDescription, true); err != nil {
+		return nil, err
 	}
-	d.clear, err = tools.Define[ClearInput](ClearToolName, clearDescription, true)
-	return d, err
+	if t.clear, err = tools.Define[ClearInput](ClearToolName, clearDescription, true); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// For is runtime.Options.TaskTools: the engine's agents get the task
+// tools of the runtime being opened.
+func For(rt *runtime.Runtime) (runtime.ToolsFunc, error) {
+	t, err := New(rt)
+	if err != nil {
+		return nil, err
+	}
+	return t.ToolsFor, nil
 }
 
 // ToolsFor returns the task tools an agent of a session is offered for one
 // turn, or none when the session is at the spawn depth limit; and
 // superagents_ask when the turn can ask its user.
-func (m *Manager) ToolsFor(ctx context.Context, sessionID string) ([]tools.Tool, error) {
-	depth, err := m.Depth(ctx, sessionID)
+func (m *Tools) ToolsFor(ctx context.Context, sessionID string) ([]tools.Tool, error) {
+	depth, err := m.rt.TaskDepth(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
 	var list []tools.Tool
-	// A turn whose user can be asked (see withAsker) can ask them, at any
-	// depth.
+	// A turn whose user can be asked (a task that may ask: see
+	// tasks.Manager's asker) can ask them, at any depth.
 	if asker := tools.AskerFrom(ctx); asker != nil {
 		ask, err := askTool(asker)
 		if err != nil {
@@ -124,10 +147,10 @@ func (m *Manager) ToolsFor(ctx context.Context, sessionID string) ([]tools.Tool,
 		}
 		list = append(list, ask)
 	}
-	if depth >= m.limits.SpawnDepth {
+	if depth >= m.rt.TaskLimits().SpawnDepth {
 		return list, nil
 	}
-	d := m.defs
+	d := m
 	list = append(list,
 		d.task.Bind(func(ctx context.Context, in TaskInput) (tools.Result, error) {
 			return asResult(ctx)(m.TaskTool(ctx, sessionID, in))
@@ -165,7 +188,7 @@ func asResult(ctx context.Context) func(Reply, error) (tools.Result, error) {
 
 // Descriptions returns each task tool's description, by name, for other
 // front ends (the MCP server) to offer the same tools.
-func (m *Manager) Descriptions() map[string]string {
+func (m *Tools) Descriptions() map[string]string {
 	return map[string]string{
 		TaskToolName:   m.TaskDescription(),
 		OutputToolName: outputDescription,
@@ -177,17 +200,17 @@ func (m *Manager) Descriptions() map[string]string {
 
 // TaskDescription is superagents_task's description with the agents one
 // can launch.
-func (m *Manager) TaskDescription() string {
+func (m *Tools) TaskDescription() string {
 	return m.TaskDescriptionWith(ForkNote)
 }
 
 // TaskDescriptionWith is TaskDescription with forkNote in place of
 // ForkNote.
-func (m *Manager) TaskDescriptionWith(forkNote string) string {
+func (m *Tools) TaskDescriptionWith(forkNote string) string {
 	var b strings.Builder
 	b.WriteString(strings.Replace(taskDescription, ForkNote, forkNote, 1))
 	b.WriteString("\n\nAvailable agents:")
-	for _, p := range m.engine.Agents.List() {
+	for _, p := range m.rt.Agents() {
 		fmt.Fprintf(&b, "\n- %s: %s", p.Name, oneLine(p.Description))
 	}
 	return b.String()
@@ -198,7 +221,7 @@ func (m *Manager) TaskDescriptionWith(forkNote string) string {
 // programs.
 func Message(err error) string {
 	msg := err.Error()
-	for _, prefix := range []error{sa.ErrInvalid, sa.ErrConflict, ErrLimit, ErrExpired} {
+	for _, prefix := range []error{sa.ErrInvalid, sa.ErrConflict, sa.ErrLimit, sa.ErrExpired} {
 		msg = strings.Replace(msg, prefix.Error()+": ", "", 1)
 	}
 	return msg
@@ -208,14 +231,14 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // TaskTool launches or resumes a task for the calling session (Submit),
 // and words the reply for a model.
-func (m *Manager) TaskTool(ctx context.Context, caller string, in TaskInput) (Reply, error) {
+func (m *Tools) TaskTool(ctx context.Context, caller string, in TaskInput) (Reply, error) {
 	return m.TaskToolFrom(ctx, caller, "", in)
 }
 
 // TaskToolFrom is TaskTool whose fork is a digest of forkFrom's
 // conversation (see SubmitFrom).
-func (m *Manager) TaskToolFrom(ctx context.Context, caller, forkFrom string, in TaskInput) (Reply, error) {
-	t, resumed, err := m.SubmitFrom(ctx, caller, forkFrom, in)
+func (m *Tools) TaskToolFrom(ctx context.Context, caller, forkFrom string, in TaskInput) (Reply, error) {
+	t, resumed, err := SubmitFrom(ctx, m.rt, caller, forkFrom, in)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -231,7 +254,7 @@ func (m *Manager) TaskToolFrom(ctx context.Context, caller, forkFrom string, in 
 	text := fmt.Sprintf("Task %s launched in the background (agent %s%s). Keep working: you will be notified when it ends. Its result: superagents_output with task_id %q.",
 		t.ID, t.Agent, forked, t.ID) + budgetNote(t.Budget)
 	if w := t.Worktree; w != nil {
-		text += fmt.Sprintf(" It works in its own git worktree, %s, on branch %s (from %s).", w.Path, w.Branch, shortCommit(w.Base))
+		text += fmt.Sprintf(" It works in its own git worktree, %s, on branch %s (from %s).", w.Path, w.Branch, sa.ShortCommit(w.Base))
 	}
 	return Reply{Text: text, Data: NewView(t, time.Now())}, nil
 }
@@ -261,11 +284,11 @@ type ClearView struct {
 }
 
 // OutputTool reports a task's result or status.
-func (m *Manager) OutputTool(ctx context.Context, _ string, in OutputInput) (Reply, error) {
+func (m *Tools) OutputTool(ctx context.Context, _ string, in OutputInput) (Reply, error) {
 	if in.Timeout < 0 {
 		return Reply{}, fmt.Errorf("%w: timeout cannot be negative", sa.ErrInvalid)
 	}
-	out, err := m.Output(ctx, in.TaskID, in.Block, seconds(in.Timeout, MaxBlockTimeout))
+	out, err := m.rt.TaskOutput(ctx, in.TaskID, in.Block, seconds(in.Timeout, runtime.MaxBlockTimeout))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -278,8 +301,8 @@ func (m *Manager) OutputTool(ctx context.Context, _ string, in OutputInput) (Rep
 }
 
 // ListTool lists the calling session's tasks.
-func (m *Manager) ListTool(ctx context.Context, caller string, in ListInput) (Reply, error) {
-	list, err := m.List(ctx, caller, sa.TaskStatus(in.Status))
+func (m *Tools) ListTool(ctx context.Context, caller string, in ListInput) (Reply, error) {
+	list, err := m.rt.ListTasks(ctx, caller, sa.TaskStatus(in.Status))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -288,11 +311,11 @@ func (m *Manager) ListTool(ctx context.Context, caller string, in ListInput) (Re
 }
 
 // CancelTool cancels a task.
-func (m *Manager) CancelTool(ctx context.Context, _ string, in CancelInput) (Reply, error) {
-	if t, err := m.store.ResolveTask(ctx, in.TaskID); err == nil && t.ClearedAt != nil {
+func (m *Tools) CancelTool(ctx context.Context, _ string, in CancelInput) (Reply, error) {
+	if t, err := m.rt.Store().ResolveTask(ctx, in.TaskID); err == nil && t.ClearedAt != nil {
 		return Reply{}, clearedError(t, "it was cancelled then if it was running")
 	}
-	t, err := m.Cancel(ctx, in.TaskID)
+	t, err := m.rt.CancelTask(ctx, in.TaskID)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -304,12 +327,12 @@ func (m *Manager) CancelTool(ctx context.Context, _ string, in CancelInput) (Rep
 // is gone from the tools (its session is kept, for the command line).
 func clearedError(t sa.Task, what string) error {
 	return fmt.Errorf("%w: task %s (%q) was cleared (superagents_clear, or its parent session was deleted): %s, and it cannot be resumed; start a new superagents_task instead",
-		ErrExpired, sa.ShortID(t.ID), t.Description, what)
+		sa.ErrExpired, sa.ShortID(t.ID), t.Description, what)
 }
 
 // ClearTool cancels and clears the calling session's tasks.
-func (m *Manager) ClearTool(ctx context.Context, caller string) (Reply, error) {
-	cancelled, cleared, kept, err := m.clear(ctx, caller)
+func (m *Tools) ClearTool(ctx context.Context, caller string) (Reply, error) {
+	cancelled, cleared, kept, err := m.rt.ClearTasks(ctx, caller)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -321,4 +344,19 @@ func (m *Manager) ClearTool(ctx context.Context, caller string) (Reply, error) {
 		text += fmt.Sprintf(" Their worktrees were removed; these branches keep their work (uncommitted changes as a work-in-progress commit): %s.", strings.Join(kept, ", "))
 	}
 	return Reply{Text: text, Data: ClearView{Cleared: cleared, Cancelled: cancelled, BranchesKept: kept}}, nil
+}
+
+// budgetNote tells a launching model what its task is held to.
+func budgetNote(b sa.Budget) string {
+	var limits []string
+	if b.MaxCost > 0 {
+		limits = append(limits, cost.Dollars(b.MaxCost))
+	}
+	if b.MaxTokens > 0 {
+		limits = append(limits, fmt.Sprintf("%d tokens", b.MaxTokens))
+	}
+	if len(limits) == 0 {
+		return ""
+	}
+	return " Its budget, with the tasks it launches: " + strings.Join(limits, " and ") + "; it stops with an error when that is spent."
 }

@@ -1,0 +1,193 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/agents"
+	"github.com/superagents/superagents/config"
+	"github.com/superagents/superagents/events"
+	"github.com/superagents/superagents/tasks"
+)
+
+// Store is the store the runtime works on, for the reads a way in makes
+// through the domain's interface (sessions, history, tasks, host links).
+// Writes go through the runtime's methods.
+func (rt *Runtime) Store() sa.Store { return rt.store }
+
+// Config is the configuration the runtime was opened with (model prices,
+// task limits as configured, the MCP server's settings).
+func (rt *Runtime) Config() config.Config { return rt.engine.Config }
+
+// WorkspaceDir is the directory the agents' tools work in.
+func (rt *Runtime) WorkspaceDir() string { return rt.engine.Workspace.Dir() }
+
+// RunnerID is the runner this process is registered as (the one the job
+// queue knows it by too).
+func (rt *Runtime) RunnerID() string { return rt.tasks.RunnerID() }
+
+// SandboxWarning returns, for the user, what this system cannot enforce
+// of the configured sandbox, or "" when it enforces all of it.
+func (rt *Runtime) SandboxWarning() string { return rt.engine.SandboxWarning() }
+
+// Profile returns the agent profile of a name (the default agent's for
+// ""), or an error wrapping sa.ErrUnknownAgent that lists the ones there
+// are.
+func (rt *Runtime) Profile(name string) (agents.Profile, error) { return rt.engine.Profile(name) }
+
+// Agents are the agent profiles one can run, by name.
+func (rt *Runtime) Agents() []agents.Profile { return rt.engine.Agents.List() }
+
+// AgentNames are the names of the agent profiles, sorted.
+func (rt *Runtime) AgentNames() []string { return rt.engine.Agents.Names() }
+
+// CheckSession reports whether a session could run a turn: its agent
+// exists and its model's provider can be opened (a known provider, a key
+// if it needs one). Ways in check before they create anything.
+func (rt *Runtime) CheckSession(sess sa.Session) error { return rt.engine.Check(sess) }
+
+// ModelOf is the model a session's next turn runs: the session's own,
+// else its profile's, else the configured default.
+func (rt *Runtime) ModelOf(sess sa.Session) (string, error) {
+	profile, err := rt.engine.Profile(sess.Agent)
+	if err != nil {
+		return "", err
+	}
+	return rt.engine.ModelFor(sess, profile, ""), nil
+}
+
+// CheckModel reports whether a model string names a model that can run
+// (a known provider, a key if it needs one).
+func (rt *Runtime) CheckModel(model string) error {
+	_, _, err := rt.engine.Models.Open(model)
+	return err
+}
+
+// EventsFrom is a cursor on the change log from after the change with id
+// after, for a way in that reads it at its own pace (Events is the same
+// as a sequence).
+func (rt *Runtime) EventsFrom(after int64) *events.Cursor { return rt.bus.From(after) }
+
+// EventsNow is a cursor on the changes to come.
+func (rt *Runtime) EventsNow() *events.Cursor { return rt.bus.Now() }
+
+// SyncEvents has the cursors see every change committed so far, other
+// processes' included, without waiting for the next poll.
+func (rt *Runtime) SyncEvents() { rt.bus.Sync() }
+
+// LaunchRequest describes a task to launch (see tasks.LaunchRequest).
+type LaunchRequest = tasks.LaunchRequest
+
+// Output is what TaskOutput found of a task.
+type Output = tasks.Output
+
+// Blocking waits of TaskOutput: the default, and the longest.
+const (
+	DefaultBlockTimeout = tasks.DefaultBlockTimeout
+	MaxBlockTimeout     = tasks.MaxBlockTimeout
+)
+
+// LaunchTask creates a task and has it run, in this process or on a node
+// of the cluster. It returns at once; the task runs in the background. A
+// fork (req.Fork) starts with a digest of the parent's conversation, or
+// of req.ForkFrom's.
+func (rt *Runtime) LaunchTask(ctx context.Context, req LaunchRequest) (sa.Task, error) {
+	return rt.tasks.Launch(ctx, req)
+}
+
+// ResumeTask sends a follow-up to a completed task, in its own session,
+// and runs it again in the background. agent, if set, must be the task's
+// own (see CheckResumeAgent).
+func (rt *Runtime) ResumeTask(ctx context.Context, ref, prompt, agent string) (sa.Task, error) {
+	return rt.tasks.ResumeAs(ctx, ref, prompt, agent)
+}
+
+// CheckResumeAgent refuses an agent named with a resume of t unless it is
+// t's own; no agent is fine.
+func (rt *Runtime) CheckResumeAgent(t sa.Task, agent string) error {
+	return rt.tasks.CheckResumeAgent(t, agent)
+}
+
+// CancelTask stops a queued, running or resuming task: it ends as
+// cancelled, with its notification.
+func (rt *Runtime) CancelTask(ctx context.Context, ref string) (sa.Task, error) {
+	return rt.tasks.Cancel(ctx, ref)
+}
+
+// ClearTasks cancels a session's active tasks and removes all its tasks
+// from its listing (their sessions stay). It returns how many it
+// cancelled and cleared, and the branches of their worktrees that were
+// kept because they hold work.
+func (rt *Runtime) ClearTasks(ctx context.Context, parentSessionID string) (cancelled, cleared int, kept []string, err error) {
+	return rt.tasks.ClearKept(ctx, parentSessionID)
+}
+
+// TaskOutput returns a task's state: a completed task's result (the task
+// is then marked read), a running one's progress. With block it first
+// waits until the task ends or timeout (DefaultBlockTimeout when 0, at
+// most MaxBlockTimeout) passes.
+func (rt *Runtime) TaskOutput(ctx context.Context, ref string, block bool, timeout time.Duration) (Output, error) {
+	return rt.tasks.Output(ctx, ref, block, timeout)
+}
+
+// ListTasks returns a session's tasks, newest first, optionally only
+// those with one status.
+func (rt *Runtime) ListTasks(ctx context.Context, parentSessionID string, status sa.TaskStatus) ([]sa.Task, error) {
+	return rt.tasks.List(ctx, parentSessionID, status)
+}
+
+// ActiveTasks is how many tasks of a session run in this process.
+func (rt *Runtime) ActiveTasks(parentSessionID string) int { return rt.tasks.Active(parentSessionID) }
+
+// WaitTasks waits until no task of a session is active, in this process
+// or any other.
+func (rt *Runtime) WaitTasks(ctx context.Context, parentSessionID string) error {
+	return rt.tasks.WaitIdle(ctx, parentSessionID)
+}
+
+// WaitLocalTasks waits until no task of a session runs in this process:
+// what a process that runs tasks itself waits for before it exits.
+func (rt *Runtime) WaitLocalTasks(ctx context.Context, parentSessionID string) error {
+	return rt.tasks.WaitLocalIdle(ctx, parentSessionID)
+}
+
+// TaskDepth is how many task launches separate a session from a session
+// no task created (depth 0).
+func (rt *Runtime) TaskDepth(ctx context.Context, sessionID string) (int, error) {
+	return rt.tasks.Depth(ctx, sessionID)
+}
+
+// TaskLimits are the task limits in force (the configured ones, defaults
+// filled in).
+func (rt *Runtime) TaskLimits() config.Tasks { return rt.tasks.Limits() }
+
+// WakeDue reports whether a session's agent is due to be woken: none of
+// its tasks is active, and their notifications are unanswered.
+func (rt *Runtime) WakeDue(ctx context.Context, sessionID string) (bool, error) {
+	return rt.tasks.WakeDue(ctx, sessionID)
+}
+
+// Reconcile ends, without a runtime, the active tasks whose runner is
+// gone: commands that only read the store call it so that they never show
+// a task of a dead process as running.
+func Reconcile(ctx context.Context, st sa.Store) (int, error) { return tasks.Reconcile(ctx, st) }
+
+// WithUserInput marks ctx as that of a launch whose launcher can answer
+// the task's questions (an MCP client that declared the Tasks
+// extension): the task launched in it may ask its user.
+func WithUserInput(ctx context.Context) context.Context { return tasks.WithUserInput(ctx) }
+
+// PendingInputs returns the questions a task's current run waits to have
+// answered, oldest first (none once it has ended).
+func (rt *Runtime) PendingInputs(ctx context.Context, taskID string) ([]sa.InputRequest, error) {
+	return rt.tasks.PendingInputs(ctx, taskID)
+}
+
+// AnswerInputs stores a user's answers to a task's questions, by key, for
+// its run to pick up wherever it runs. Keys not outstanding are ignored;
+// a task that has ended is refused with a *sa.TaskEndedError.
+func (rt *Runtime) AnswerInputs(ctx context.Context, taskID string, answers map[string]json.RawMessage) ([]string, error) {
+	return rt.tasks.AnswerInputs(ctx, taskID, answers)
+}
