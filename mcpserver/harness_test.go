@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/internal/stacktest"
@@ -38,7 +39,7 @@ const waitLimit = 60 * time.Second
 type harness struct {
 	t     testing.TB
 	stack *stacktest.Stack
-	store *sqlite.Store
+	store sa.Store
 	eng   *engine.Engine
 	bus   *events.Bus
 	mgr   *tasks.Manager
