@@ -67,9 +67,9 @@ const seedParent = `{"role":"user","text":"What is 2+2?"}
 {"role":"assistant","text":"3+3 equals 6."}
 `
 
-// TestSeed004Walkthrough reproduces FORK-HIST-2's walkthrough through the
+// TestHistoryWalkthrough reproduces FORK-HIST-2's walkthrough through the
 // command line: A gets Q1/A1/Q2/A2, fork B, B gets Q3/A3, fork C.
-func TestSeed004Walkthrough(t *testing.T) {
+func TestHistoryWalkthrough(t *testing.T) {
 	h := newHarness(t)
 	a := h.ok(seedParent, "import", "-")
 	b := h.ok("", "fork", a)

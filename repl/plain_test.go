@@ -25,9 +25,9 @@ func runPlain(t *testing.T, c *Chat, input string) (string, error) {
 	return out.String(), err
 }
 
-func TestPlainSeed004(t *testing.T) {
+func TestPlainWalkthrough(t *testing.T) {
 	eng := testEngine(t, t.TempDir())
-	out, err := runPlain(t, openChat(t, eng, ""), termtest.Seed004Script)
+	out, err := runPlain(t, openChat(t, eng, ""), termtest.WalkthroughScript)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestPlainSeed004(t *testing.T) {
 	if n := strings.Count(out, `Your first question was "What is 2+2?"`); n != 2 {
 		t.Errorf("the child and the grandchild should both recall Q1; %d did:\n%s", n, out)
 	}
-	golden.Check(t, "seed004.golden", []byte(termtest.NormalizeIDs(out)))
+	golden.Check(t, "walkthrough.golden", []byte(termtest.NormalizeIDs(out)))
 }
 
 // TestPlainRestart: a new chat on the latest session restores the tree and
@@ -53,7 +53,7 @@ func TestPlainRestart(t *testing.T) {
 	dataDir := t.TempDir()
 	eng := testEngine(t, dataDir)
 	first := openChat(t, eng, "")
-	if _, err := runPlain(t, first, termtest.Seed004Script); err != nil {
+	if _, err := runPlain(t, first, termtest.WalkthroughScript); err != nil {
 		t.Fatal(err)
 	}
 	before := blockText(first.Submit(context.Background(), "/agents"))

@@ -120,7 +120,7 @@ var (
 	esc   = tea.KeyPressMsg{Code: tea.KeyEscape}
 )
 
-func TestTerminalSeed004(t *testing.T) {
+func TestTerminalWalkthrough(t *testing.T) {
 	c, u := startTUI(t)
 	root := c.Current().ID
 	u.typeLine("What is 2+2?")

@@ -12,9 +12,9 @@ import (
 	sa "github.com/superagents/superagents"
 )
 
-// testSeed004Walkthrough is FORK-HIST-1/2's own scenario: A asks Q1 and Q2, is
+// testHistoryWalkthrough is FORK-HIST-1/2's own scenario: A asks Q1 and Q2, is
 // forked into B, B asks Q3 and is forked into C.
-func testSeed004Walkthrough(t *testing.T, factory Factory) {
+func testHistoryWalkthrough(t *testing.T, factory Factory) {
 	st, _ := openStore(t, factory)
 	a := mustCreate(t, st, user("Q1"), agent("A1"), user("Q2"))
 	a2 := mustAppend(t, st, a.ID, agent("A2"))

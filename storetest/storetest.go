@@ -31,7 +31,7 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("Sessions", func(t *testing.T) { testSessions(t, factory) })
 	t.Run("ResolveSession", func(t *testing.T) { testResolveSession(t, factory) })
 	t.Run("Append", func(t *testing.T) { testAppend(t, factory) })
-	t.Run("Seed004Walkthrough", func(t *testing.T) { testSeed004Walkthrough(t, factory) })
+	t.Run("HistoryWalkthrough", func(t *testing.T) { testHistoryWalkthrough(t, factory) })
 	t.Run("ForkAndClear", func(t *testing.T) { testForkAndClear(t, factory) })
 	t.Run("ForkWritesOneRow", func(t *testing.T) { testForkWritesNoMessages(t, factory) })
 	t.Run("MessagesAfter", func(t *testing.T) { testMessagesAfter(t, factory) })

@@ -129,9 +129,9 @@ func headers(screen string) []string {
 
 const recallQ1 = `Your first question was "What is 2+2?"`
 
-// TestTerminalSeed004 is FORK-HIST-4's transcript typed into a real
+// TestTerminalWalkthrough is FORK-HIST-4's transcript typed into a real
 // terminal, with the multi-level part, then a restart with --continue.
-func TestTerminalSeed004(t *testing.T) {
+func TestTerminalWalkthrough(t *testing.T) {
 	h := newHome(t)
 	term := h.terminal(t) // the chat is the default command
 	screen := term.Wait("the first header", func(s string) bool { return len(headers(s)) == 1 })
@@ -347,11 +347,11 @@ func TestTerminalHistoryKeys(t *testing.T) {
 	again.WaitText("6*7 equals 42.", 1)
 }
 
-// TestPipedSeed004 (FORK-HIST-4): the same script through a pipe gives a plain,
+// TestPipedWalkthrough (FORK-HIST-4): the same script through a pipe gives a plain,
 // deterministic transcript; --continue restores the tree.
-func TestPipedSeed004(t *testing.T) {
+func TestPipedWalkthrough(t *testing.T) {
 	h := newHome(t)
-	out, stderr, code := h.piped(t, termtest.Seed004Script)
+	out, stderr, code := h.piped(t, termtest.WalkthroughScript)
 	if code != 0 {
 		t.Fatalf("exit status %d: %s", code, stderr)
 	}

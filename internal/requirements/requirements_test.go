@@ -145,7 +145,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	page := "# R\n\n### FORK-HIST-2 — Replay walks back to a clear\nText.\n\n- `sqlite.TestConformance/Seed004Walkthrough/grandchild_sees_the_grandparent's_first_question`\n- `llm/offline.TestSeedForkInheritsHistory`\n- `docs/requirements.md` is prose\n"
+	page := "# R\n\n### FORK-HIST-2 — Replay walks back to a clear\nText.\n\n- `sqlite.TestConformance/HistoryWalkthrough/grandchild_sees_the_grandparent's_first_question`\n- `llm/offline.TestForkInheritsHistory`\n- `docs/requirements.md` is prose\n"
 	reqs, errs := Parse(strings.NewReader(page))
 	if len(errs) != 0 || len(reqs) != 1 {
 		t.Fatalf("Parse = %+v, %v", reqs, errs)
@@ -157,7 +157,7 @@ func TestParse(t *testing.T) {
 	if a := r.Tests[0]; a.Dir != "sqlite" || a.Func != "TestConformance" || len(a.Subtests) != 2 || a.Subtests[1] != "grandchild_sees_the_grandparent's_first_question" {
 		t.Errorf("first reference = %+v", a)
 	}
-	if b := r.Tests[1]; b.Dir != "llm/offline" || b.Func != "TestSeedForkInheritsHistory" || b.Subtests != nil {
+	if b := r.Tests[1]; b.Dir != "llm/offline" || b.Func != "TestForkInheritsHistory" || b.Subtests != nil {
 		t.Errorf("second reference = %+v", b)
 	}
 }

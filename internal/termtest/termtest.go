@@ -210,10 +210,10 @@ step = 1
 tool_calls = [{ name = "bash", input = { command = "while [ ! -e release ]; do sleep 0.02; done; echo released" } }]
 `
 
-// Seed004Script is the chat of FORK-HIST-4 with its multi-level part: A gets
+// WalkthroughScript is the chat of FORK-HIST-4 with its multi-level part: A gets
 // Q1 and Q2, B is forked from A and gets Q3, C is forked from B, and both
 // children recall A's first question.
-const Seed004Script = `What is 2+2?
+const WalkthroughScript = `What is 2+2?
 What is 3+3?
 /fork
 What was my first question?

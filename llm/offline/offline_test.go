@@ -34,9 +34,9 @@ func reply(t *testing.T, p *Provider, req superagents.ModelRequest) string {
 	return got.Text()
 }
 
-// TestSeedForkInheritsHistory replays the transcript of FORK-HIST-4: the
+// TestForkInheritsHistory replays the transcript of FORK-HIST-4: the
 // answers must be exactly these.
-func TestSeedForkInheritsHistory(t *testing.T) {
+func TestForkInheritsHistory(t *testing.T) {
 	p := New(Options{})
 	var history []superagents.Message
 	turns := []struct{ ask, want string }{
@@ -62,8 +62,8 @@ func TestSeedForkInheritsHistory(t *testing.T) {
 	}
 }
 
-// TestSeedMultiLevelInheritance: A (Q1, A1, Q2, A2) → B (Q3, A3) → C.
-func TestSeedMultiLevelInheritance(t *testing.T) {
+// TestMultiLevelInheritance: A (Q1, A1, Q2, A2) → B (Q3, A3) → C.
+func TestMultiLevelInheritance(t *testing.T) {
 	c := request(
 		user("Q1"), agent("A1"), user("Q2"), agent("A2"),
 		user("Q3"), agent("A3"),

@@ -30,7 +30,7 @@ func headTail(out string, keep int) string {
 // FORK-PIPE-1: the history goes
 // through the pipeline and the child gets a preamble with the truncation
 // metadata followed by the digest.
-func TestSeed001_LaunchForkedBackgroundTask(t *testing.T) {
+func TestLaunchForkedBackgroundTask(t *testing.T) {
 	h := withIDs(concat(
 		[]sa.Message{user("find the flaky test"), agent("Looking.")},
 		toolRound("c1", "bash", `{"command":"go test ./..."}`, "ok  \tpkg/a\nFAIL\tpkg/b"),
@@ -56,7 +56,7 @@ func TestSeed001_LaunchForkedBackgroundTask(t *testing.T) {
 }
 
 // FORK-PIPE-2: compaction boundary detection.
-func TestSeed001_CompactionBoundaryDetection(t *testing.T) {
+func TestCompactionBoundaryDetection(t *testing.T) {
 	h := withIDs(concat(
 		[]sa.Message{user("old question"), agent("old answer")},
 		toolRound("c1", "read", `{"path":"old.go"}`, "OLD CONTENT"),
@@ -84,7 +84,7 @@ func TestSeed001_CompactionBoundaryDetection(t *testing.T) {
 }
 
 // FORK-PIPE-2: multiple compaction boundaries.
-func TestSeed001_MultipleCompactionBoundaries(t *testing.T) {
+func TestMultipleCompactionBoundaries(t *testing.T) {
 	h := withIDs([]sa.Message{
 		user("q1"), compactionMarker(), summary("FIRST SUMMARY"),
 		user("q2"), agent("a2"), compactionMarker(), summary("SECOND SUMMARY"),
@@ -105,7 +105,7 @@ func TestSeed001_MultipleCompactionBoundaries(t *testing.T) {
 }
 
 // FORK-PIPE-2: no compaction boundary.
-func TestSeed001_NoCompactionBoundary(t *testing.T) {
+func TestNoCompactionBoundary(t *testing.T) {
 	h := withIDs([]sa.Message{user("q1"), agent("a1"), user("q2"), agent("a2")})
 	res := build(t, forkctx.DefaultConfig(), h)
 	if want := "User: q1\n\nAgent: a1\n\nUser: q2\n\nAgent: a2"; res.Digest != want {
@@ -119,7 +119,7 @@ func TestSeed001_NoCompactionBoundary(t *testing.T) {
 // FORK-PIPE-2: a marker whose summary has not arrived (a compaction in progress) does not
 // count: the previous complete boundary does. An assistant reply without
 // the summary flag abandons a marker.
-func TestSeed001_CompactionInProgress(t *testing.T) {
+func TestCompactionInProgress(t *testing.T) {
 	tests := []struct {
 		name        string
 		history     []sa.Message
@@ -165,7 +165,7 @@ func TestSeed001_CompactionInProgress(t *testing.T) {
 }
 
 // FORK-PIPE-3: graduated 3-tier tool truncation.
-func TestSeed001_Graduated3TierToolTruncation(t *testing.T) {
+func TestGraduated3TierToolTruncation(t *testing.T) {
 	const results = 20
 	outputs := make([]string, results)
 	var h []sa.Message
@@ -200,7 +200,7 @@ func TestSeed001_Graduated3TierToolTruncation(t *testing.T) {
 }
 
 // FORK-PIPE-4: smart truncation method selection.
-func TestSeed001_SmartTruncationMethodSelection(t *testing.T) {
+func TestSmartTruncationMethodSelection(t *testing.T) {
 	plain := numberedOutput("out", 5000)
 	withPattern := func(p string) string { return plain[:2000] + p + plain[2000+len(p):] }
 	tests := []struct {
@@ -251,7 +251,7 @@ func TestSeed001_SmartTruncationMethodSelection(t *testing.T) {
 
 // FORK-PIPE-5: tool parameter truncation per tier (and the first rule's
 // 200 characters, which is tier 2 here).
-func TestSeed001_ToolParameterTruncationPerTier(t *testing.T) {
+func TestToolParameterTruncationPerTier(t *testing.T) {
 	const results = 16
 	inputs := make([]string, results)
 	var h []sa.Message
@@ -274,7 +274,7 @@ func TestSeed001_ToolParameterTruncationPerTier(t *testing.T) {
 
 // FORK-PIPE-6: already-compacted tool results pass through
 // unchanged and take no tier slot.
-func TestSeed001_AlreadyCompactedToolResults(t *testing.T) {
+func TestAlreadyCompactedToolResults(t *testing.T) {
 	big := numberedOutput("big", 4000)
 	flagged := result("c2", "read", "some content kept after clearing")
 	flagged.Compacted = true
@@ -317,7 +317,7 @@ func userMessages(tag string, n, size int) []sa.Message {
 // MaxChars (200,000) is left whole; a longer one loses its oldest messages
 // until it fits within TargetChars (by default the same 200,000): a child
 // just over the limit keeps nearly all it could inherit.
-func TestSeed001_CharacterBudgetEnforcement(t *testing.T) {
+func TestCharacterBudgetEnforcement(t *testing.T) {
 	tests := []struct {
 		name        string
 		history     []sa.Message
@@ -387,7 +387,7 @@ func TestJustOverTheBudgetKeepsNearlyAll(t *testing.T) {
 }
 
 // FORK-PREAMBLE-1: dynamic preamble content.
-func TestSeed001_DynamicPreambleContent(t *testing.T) {
+func TestDynamicPreambleContent(t *testing.T) {
 	cfg := forkctx.DefaultConfig()
 	cfg.Tier2Chars = 2500
 	cfg.Tier3Chars = 400
@@ -424,7 +424,7 @@ func TestSeed001_DynamicPreambleContent(t *testing.T) {
 // FORK-PIPE-3, as first written: long results are cut,
 // the call keeps its name and arguments and sits right above its result,
 // and the cut says how long the original was.
-func TestSeed000_ForkWithContextTruncation(t *testing.T) {
+func TestForkWithContextTruncation(t *testing.T) {
 	long := numberedOutput("long", 9000)
 	h := concat(toolRound("call_A", "grep", `{"pattern": "func Test", "path": "./..."}`, long))
 	for i := range 15 {
@@ -441,7 +441,7 @@ func TestSeed000_ForkWithContextTruncation(t *testing.T) {
 }
 
 // FORK-PIPE-8: fork with token limit enforcement.
-func TestSeed000_ForkWithTokenLimitEnforcement(t *testing.T) {
+func TestForkWithTokenLimitEnforcement(t *testing.T) {
 	cfg := forkctx.DefaultConfig()
 	cfg.MaxChars, cfg.TargetChars = 10_000_000, 10_000_000 // only the token cap acts
 	counter, err := sharedCounter()
@@ -486,7 +486,7 @@ func TestSeed000_ForkWithTokenLimitEnforcement(t *testing.T) {
 }
 
 // FORK-PIPE-9: fork context role label format.
-func TestSeed000_ForkContextRoleLabelFormat(t *testing.T) {
+func TestForkContextRoleLabelFormat(t *testing.T) {
 	h := withIDs([]sa.Message{
 		{Role: sa.RoleSystem, Parts: []sa.Part{sa.TextPart("be brief")}},
 		user("What is 2+2?"), agent("2+2 equals 4."),
@@ -498,7 +498,7 @@ func TestSeed000_ForkContextRoleLabelFormat(t *testing.T) {
 }
 
 // FORK-PIPE-5: fork context tool call display.
-func TestSeed000_ForkContextToolCallDisplay(t *testing.T) {
+func TestForkContextToolCallDisplay(t *testing.T) {
 	longInput, _ := json.Marshal(map[string]string{"content": numberedOutput("param", 900)})
 	h := concat(
 		toolRound("old", "write", string(longInput), "written"), // tier 2: 200 characters
@@ -520,7 +520,7 @@ func TestSeed000_ForkContextToolCallDisplay(t *testing.T) {
 }
 
 // FORK-PIPE-10: thinking is omitted.
-func TestSeed003_ThinkingOmitted(t *testing.T) {
+func TestThinkingOmitted(t *testing.T) {
 	m := sa.Message{Role: sa.RoleAssistant, Parts: []sa.Part{
 		{Type: sa.PartReasoning, Text: "SECRET CHAIN OF THOUGHT", Signature: "sig"},
 		sa.TextPart("The answer is 4."),
