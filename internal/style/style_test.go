@@ -115,8 +115,7 @@ var layering = []importRule{
 // become enforced when the runtime is the only way to the engine and tasks.
 // Each must still be broken (the test fails when one holds, so that it
 // moves to layering).
-var pendingLayering = []importRule{
-}
+var pendingLayering = []importRule{}
 
 func TestSizes(t *testing.T) {
 	m := loadModule(t)
