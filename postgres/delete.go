@@ -7,23 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/internal/storekit"
 )
-
-// DeleteSession deletes a live session, in one transaction (see
-// storekit.DeleteSession). Rows are locked before the id lock: the
-// session (which waits for forks and appends under way), then its tasks;
-// reclaiming runs under the id lock, so two deletions never reclaim at
-// once.
-func (s *Store) DeleteSession(ctx context.Context, id string) error {
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		return storekit.DeleteSession(ctx, tx, id, tx.now)
-	})
-	if err != nil {
-		return fmt.Errorf("delete session %s: %w", id, err)
-	}
-	return nil
-}
 
 // LockForDelete checks that a session is live, locking its row.
 func (tx *writeTx) LockForDelete(ctx context.Context, id string) error {

@@ -74,51 +74,6 @@ func (s *Store) SessionHostLinks(ctx context.Context, sessionIDs []string) (map[
 	return out, nil
 }
 
-// CreateHostSession creates a session with its first messages and its
-// link, in one transaction (see storekit.CreateHostSession). Imports of
-// one host session, on any node, run one after the other under an
-// advisory lock on its key (the link's row may not exist yet to be
-// locked), so only the first creates a session.
-func (s *Store) CreateHostSession(ctx context.Context, ns sa.NewSession, link sa.HostLink) (sa.Session, sa.HostLink, error) {
-	if err := storekit.CheckHostLink(link); err != nil {
-		return sa.Session{}, sa.HostLink{}, err
-	}
-	if err := storekit.ValidateMessages(ns.Messages); err != nil {
-		return sa.Session{}, sa.HostLink{}, err
-	}
-	var sess sa.Session
-	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
-		sess, link, err = storekit.CreateHostSession(ctx, tx, s.newID(), ns, link, tx.now)
-		return err
-	})
-	if err != nil {
-		return sa.Session{}, sa.HostLink{}, fmt.Errorf("create session from %s: %w", link.Host, err)
-	}
-	return sess, link, nil
-}
-
-// AppendHost appends messages to a linked session and moves its position,
-// in one transaction (see storekit.AppendHost). The session's row is
-// locked before the link's, the order DeleteSession takes them in (its
-// reclaim deletes the link).
-func (s *Store) AppendHost(ctx context.Context, link sa.HostLink, from string, msgs ...sa.Message) ([]sa.Message, sa.HostLink, error) {
-	if err := storekit.CheckHostLink(link); err != nil {
-		return nil, sa.HostLink{}, err
-	}
-	if err := storekit.ValidateMessages(msgs); err != nil {
-		return nil, sa.HostLink{}, err
-	}
-	var stored []sa.Message
-	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
-		stored, link, err = storekit.AppendHost(ctx, tx, link, from, msgs, tx.now)
-		return err
-	})
-	if err != nil {
-		return nil, sa.HostLink{}, fmt.Errorf("append to session from %s: %w", link.Host, err)
-	}
-	return stored, link, nil
-}
-
 // LockImport takes the advisory lock of a host session's imports, before
 // the id lock (inserting the session takes it), as every other lock is.
 func (tx *writeTx) LockImport(ctx context.Context, host, hostSessionID string) error {

@@ -10,24 +10,6 @@ import (
 	"github.com/superagents/superagents/internal/storekit"
 )
 
-// AcquireTurn takes a session's turn lease, in one transaction (see
-// storekit.AcquireTurn).
-//
-// The session's row is locked first (as Append locks it), so acquires of
-// one session on any node run one after the other: each reads the lease
-// the previous one committed.
-func (s *Store) AcquireTurn(ctx context.Context, l sa.TurnLease) (sa.TurnLease, error) {
-	if err := storekit.CheckTurnLease(l); err != nil {
-		return sa.TurnLease{}, err
-	}
-	var taken sa.TurnLease
-	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
-		taken, err = storekit.AcquireTurn(ctx, tx, l, tx.now)
-		return err
-	})
-	return taken, storekit.TurnError(l.SessionID, err)
-}
-
 // LockLive checks that a session is live, locking its row as Append does.
 func (tx *writeTx) LockLive(ctx context.Context, sessionID string) error {
 	_, err := liveSession(ctx, tx, sessionID, lockAppend)

@@ -39,6 +39,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/storekit"
 )
 
 //go:embed migrations/*.sql
@@ -62,6 +63,11 @@ type Store struct {
 	stop        context.CancelFunc // stops the listener
 	listened    sync.WaitGroup
 	listenerPID atomic.Uint32 // the listening connection's backend, for tests
+
+	// The operations and history reads written once for both SQL
+	// stores, over this store's write transactions and snapshots.
+	storekit.Ops[*writeTx]
+	storekit.Reads[lineage]
 }
 
 // Option configures a Store.
@@ -95,6 +101,8 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", where, err)
 	}
 	s := &Store{pool: pool, now: time.Now, newID: sa.NewID, changed: make(chan struct{}, 1)}
+	s.Ops = storekit.NewOps(s.inWrite, func() string { return s.newID() })
+	s.Reads = storekit.NewReads(s.readLive)
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -331,3 +339,6 @@ func fromNullNanos(n *int64) *time.Time {
 	t := fromNanos(*n)
 	return &t
 }
+
+// Now is the transaction's time.
+func (tx *writeTx) Now() time.Time { return tx.now }

@@ -275,23 +275,6 @@ func (s *Store) UpdateTask(ctx context.Context, id string, change func(*sa.Task)
 	return s.UpdateTaskTx(ctx, id, change, nil)
 }
 
-// FinishTask ends a task and stores its notification in the parent
-// session, in one transaction (see storekit.FinishTask).
-func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task) error, note func(sa.Task, sa.BatchState) sa.Message) (sa.Task, sa.Message, error) {
-	var (
-		ended  sa.Task
-		stored sa.Message
-	)
-	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
-		ended, stored, err = storekit.FinishTask(ctx, tx, id, change, note)
-		return err
-	})
-	if err != nil {
-		return sa.Task{}, sa.Message{}, fmt.Errorf("finish task %s: %w", id, err)
-	}
-	return ended, stored, nil
-}
-
 // ParentLive reports whether a task's parent session is live, locking its
 // row for the notification's append. Rows are locked session first, then
 // task (as DeleteSession does): the parent is known from the task, whose

@@ -196,3 +196,6 @@ func (s *Store) Runners(ctx context.Context) ([]sa.Runner, error) {
 	}
 	return out, rows.Err()
 }
+
+// Now is the transaction's time.
+func (tx *writeTx) Now() time.Time { return tx.now }

@@ -6,20 +6,7 @@ import (
 	"fmt"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/internal/storekit"
 )
-
-// DeleteSession deletes a live session, in one write transaction (see
-// storekit.DeleteSession).
-func (s *Store) DeleteSession(ctx context.Context, id string) error {
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		return storekit.DeleteSession(ctx, tx, id, tx.now)
-	})
-	if err != nil {
-		return fmt.Errorf("delete session %s: %w", id, err)
-	}
-	return nil
-}
 
 // LockForDelete checks that a session is live (writes are serial: nothing
 // to lock).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/internal/storekit"
@@ -12,45 +11,45 @@ import (
 
 var _ sa.Inputs = (*Store)(nil)
 
-// AskInput stores a request of an active task that may ask.
-func (s *Store) AskInput(ctx context.Context, r sa.InputRequest) (sa.InputRequest, error) {
-	if err := r.Validate(); err != nil {
-		return sa.InputRequest{}, err
-	}
-	r.Response, r.AnsweredAt = nil, nil
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		t, err := readTask(ctx, tx, r.TaskID)
-		if err != nil {
-			return err
-		}
-		if err := storekit.CheckAsk(t); err != nil {
-			return err
-		}
-		r.CreatedAt = tx.now
-		res, err := tx.ExecContext(ctx, `INSERT INTO task_inputs (task_id, key, message, request, created_at)
-			VALUES (?, ?, ?, ?, ?) ON CONFLICT (task_id, key) DO NOTHING`,
-			r.TaskID, r.Key, r.Message, string(r.Request), nanos(tx.now))
-		if err != nil {
-			return fmt.Errorf("insert input request: %w", err)
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return fmt.Errorf("%w: task %s asked %q already", sa.ErrConflict, sa.ShortID(r.TaskID), r.Key)
-		}
-		return tx.record(ctx, sa.ChangeTaskUpdated, t.ParentSessionID, t.ID, t)
-	})
-	if err != nil {
-		return sa.InputRequest{}, fmt.Errorf("ask for input: %w", err)
-	}
-	return r, nil
-}
-
 // InputRequests returns the requests of a task's current run.
 func (s *Store) InputRequests(ctx context.Context, taskID string) ([]sa.InputRequest, error) {
-	reqs, err := runInputs(ctx, s.reader, taskID)
+	return storekit.InputRequests(ctx, func(ctx context.Context, id string) ([]sa.InputRequest, error) {
+		return runInputs(ctx, s.reader, id)
+	}, taskID)
+}
+
+// LockTask reads a task (writes are serial: nothing to lock).
+func (tx *writeTx) LockTask(ctx context.Context, id string) (sa.Task, error) {
+	return readTask(ctx, tx, id)
+}
+
+// InsertInput stores a request, unless its task asked its key already.
+func (tx *writeTx) InsertInput(ctx context.Context, r sa.InputRequest) (bool, error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO task_inputs (task_id, key, message, request, created_at)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (task_id, key) DO NOTHING`,
+		r.TaskID, r.Key, r.Message, string(r.Request), nanos(r.CreatedAt))
 	if err != nil {
-		return nil, fmt.Errorf("read input requests: %w", err)
+		return false, err
 	}
-	return reqs, nil
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// RunInputs reads the requests of a task's current run.
+func (tx *writeTx) RunInputs(ctx context.Context, taskID string) ([]sa.InputRequest, error) {
+	return runInputs(ctx, tx, taskID)
+}
+
+// StoreAnswer writes the answer to one request.
+func (tx *writeTx) StoreAnswer(ctx context.Context, taskID, key string, answer json.RawMessage) error {
+	_, err := tx.ExecContext(ctx, `UPDATE task_inputs SET response = ?, answered_at = ? WHERE task_id = ? AND key = ?`,
+		string(answer), nanos(tx.now), taskID, key)
+	return err
+}
+
+// RecordTaskUpdated records a change of a task.
+func (tx *writeTx) RecordTaskUpdated(ctx context.Context, t sa.Task) error {
+	return tx.record(ctx, sa.ChangeTaskUpdated, t.ParentSessionID, t.ID, t)
 }
 
 // runInputs reads the requests of a task's current run, oldest first:
@@ -84,40 +83,4 @@ func runInputs(ctx context.Context, q querier, taskID string) ([]sa.InputRequest
 		out = append(out, r)
 	}
 	return out, rows.Err()
-}
-
-// AnswerInputs stores answers to a task's outstanding requests.
-func (s *Store) AnswerInputs(ctx context.Context, taskID string, answers map[string]json.RawMessage) ([]string, error) {
-	if err := storekit.ValidAnswers(answers); err != nil {
-		return nil, err
-	}
-	var keys []string
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		t, err := readTask(ctx, tx, taskID)
-		if err != nil {
-			return err
-		}
-		if err := storekit.CheckAnswer(t); err != nil {
-			return err
-		}
-		reqs, err := runInputs(ctx, tx, taskID)
-		if err != nil {
-			return fmt.Errorf("read input requests: %w", err)
-		}
-		if keys = storekit.Outstanding(reqs, answers); len(keys) == 0 {
-			return nil
-		}
-		for _, k := range keys {
-			_, err := tx.ExecContext(ctx, `UPDATE task_inputs SET response = ?, answered_at = ? WHERE task_id = ? AND key = ?`,
-				string(answers[k]), nanos(tx.now), taskID, k)
-			if err != nil {
-				return fmt.Errorf("store answer: %w", err)
-			}
-		}
-		return tx.record(ctx, sa.ChangeTaskUpdated, t.ParentSessionID, t.ID, t)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("answer task %s: %w", sa.ShortID(taskID), err)
-	}
-	return keys, nil
 }

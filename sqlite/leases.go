@@ -9,20 +9,6 @@ import (
 	"github.com/superagents/superagents/internal/storekit"
 )
 
-// AcquireTurn takes a session's turn lease, in one write transaction (see
-// storekit.AcquireTurn); writes are serial, so no row needs locking.
-func (s *Store) AcquireTurn(ctx context.Context, l sa.TurnLease) (sa.TurnLease, error) {
-	if err := storekit.CheckTurnLease(l); err != nil {
-		return sa.TurnLease{}, err
-	}
-	var taken sa.TurnLease
-	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
-		taken, err = storekit.AcquireTurn(ctx, tx, l, tx.now)
-		return err
-	})
-	return taken, storekit.TurnError(l.SessionID, err)
-}
-
 // LockLive checks that a session is live.
 func (tx *writeTx) LockLive(ctx context.Context, sessionID string) error {
 	return requireLive(ctx, tx, sessionID)

@@ -42,22 +42,6 @@ func scanSession(r rowScanner, extra ...any) (sa.Session, error) {
 	return s, nil
 }
 
-// CreateSession creates a root session with its first messages.
-func (s *Store) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session, error) {
-	if err := storekit.ValidateMessages(ns.Messages); err != nil {
-		return sa.Session{}, err
-	}
-	var sess sa.Session
-	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
-		sess, err = storekit.CreateSession(ctx, tx, storekit.NewSession(s.newID(), ns, tx.now), ns.Messages)
-		return err
-	})
-	if err != nil {
-		return sa.Session{}, fmt.Errorf("create session: %w", err)
-	}
-	return sess, nil
-}
-
 // InsertSession writes a session row and records its creation.
 func (tx *writeTx) InsertSession(ctx context.Context, sess sa.Session) error {
 	var parent sql.NullString
@@ -188,23 +172,6 @@ func prefixed(prefix, columns string) string {
 	return strings.Join(cols, ", ")
 }
 
-// Fork creates a child of a live session: one row, pointing at the
-// parent's last own message, whatever the length of the history.
-func (s *Store) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) (sa.Session, error) {
-	if err := storekit.ValidateMessages(opts.Messages); err != nil {
-		return sa.Session{}, err
-	}
-	var child sa.Session
-	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
-		child, err = storekit.Fork(ctx, tx, s.newID(), parentID, opts, tx.now)
-		return err
-	})
-	if err != nil {
-		return sa.Session{}, fmt.Errorf("fork session %s: %w", parentID, err)
-	}
-	return child, nil
-}
-
 // LockParent reads a live session (writes are serial: nothing to lock).
 func (tx *writeTx) LockParent(ctx context.Context, id string) (sa.Session, error) {
 	return liveSession(ctx, tx, id)
@@ -289,25 +256,6 @@ func insertMessagesOf(ctx context.Context, tx *writeTx, sessionID, taskID string
 	return out, nil
 }
 
-// History returns the effective history of a live session, built by the
-// one replay algorithm from a consistent snapshot.
-func (s *Store) History(ctx context.Context, sessionID string) ([]sa.Message, error) {
-	var history []sa.Message
-	err := s.readLive(ctx, sessionID, "history", func(l lineage) (err error) {
-		history, err = sa.BuildHistory(ctx, l, sessionID)
-		return err
-	})
-	return history, err
-}
-
-// HistoryChunks hands a live session's history to fn in chunks as it is
-// read, from one snapshot.
-func (s *Store) HistoryChunks(ctx context.Context, sessionID string, size int, fn func([]sa.Message) error) error {
-	return s.readLive(ctx, sessionID, "history", func(l lineage) error {
-		return sa.StreamHistory(ctx, l, sessionID, size, fn)
-	})
-}
-
 // MessagesAfter returns a live session's own messages after afterID.
 func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int64) ([]sa.Message, error) {
 	// No transaction: the messages are one statement, and a deletion
@@ -322,20 +270,6 @@ func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int
 		return nil, fmt.Errorf("messages of session %s: %w", sessionID, err)
 	}
 	return msgs, nil
-}
-
-// LatestMessage returns the newest message of a live session's history
-// that matches.
-func (s *Store) LatestMessage(ctx context.Context, sessionID string, match sa.MessageMatch) (sa.Message, bool, error) {
-	var (
-		m  sa.Message
-		ok bool
-	)
-	err := s.readLive(ctx, sessionID, "latest message", func(l lineage) (err error) {
-		m, ok, err = sa.LatestInHistory(ctx, l, sessionID, match)
-		return err
-	})
-	return m, ok, err
 }
 
 // readLive runs read on one snapshot in which the session is live; an

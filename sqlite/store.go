@@ -25,6 +25,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/storekit"
 )
 
 //go:embed migrations/*.sql
@@ -55,6 +56,11 @@ type Store struct {
 
 	writeStmts, readStmts *stmtCache
 	reader                cachedDB // queries outside transactions
+
+	// The operations and history reads written once for both SQL
+	// stores, over this store's write transactions and snapshots.
+	storekit.Ops[*writeTx]
+	storekit.Reads[lineage]
 }
 
 // Option configures a Store.
@@ -103,6 +109,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	read.SetMaxIdleConns(readers)
 	s := &Store{write: write, read: read, now: time.Now, newID: sa.NewID, changed: make(chan struct{}, 1),
 		writeStmts: newStmtCache(write), readStmts: newStmtCache(read)}
+	s.Ops = storekit.NewOps(s.inWrite, func() string { return s.newID() })
+	s.Reads = storekit.NewReads(s.readLive)
 	s.reader = cachedDB{s.readStmts}
 	for _, opt := range opts {
 		opt(s)

@@ -328,23 +328,6 @@ func (s *Store) UpdateTask(ctx context.Context, id string, change func(*sa.Task)
 	return updated, nil
 }
 
-// FinishTask ends a task and stores its notification in the parent
-// session, in one transaction (see storekit.FinishTask).
-func (s *Store) FinishTask(ctx context.Context, id string, change func(*sa.Task) error, note func(sa.Task, sa.BatchState) sa.Message) (sa.Task, sa.Message, error) {
-	var (
-		ended  sa.Task
-		stored sa.Message
-	)
-	err := s.inWrite(ctx, func(tx *writeTx) (err error) {
-		ended, stored, err = storekit.FinishTask(ctx, tx, id, change, note)
-		return err
-	})
-	if err != nil {
-		return sa.Task{}, sa.Message{}, fmt.Errorf("finish task %s: %w", id, err)
-	}
-	return ended, stored, nil
-}
-
 // ParentLive reports whether a task's parent session is live, in one
 // probe (writes are serial: nothing to lock).
 func (tx *writeTx) ParentLive(ctx context.Context, taskID string) (bool, error) {

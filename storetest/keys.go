@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -78,5 +79,24 @@ func testUnstorableKeys(t *testing.T, factory Factory) {
 	invalid("UpdateTask to such a runner", err, "runner id")
 	if got, err := st.Task(ctx, task.ID); err != nil || got.RunnerID != "" {
 		t.Errorf("after the refused update: %+v, %v; want the task unchanged", got, err)
+	}
+}
+
+// testUnstorableInputKeys: a task id no store can hold names no task to
+// ask for, read or answer input, on every store alike.
+func testUnstorableInputKeys(t *testing.T, factory Factory) {
+	ctx := context.Background()
+	st, _ := openStore(t, factory)
+	for _, key := range unstorableKeys {
+		r := sa.InputRequest{TaskID: key, Key: "k", Message: "allow?", Request: json.RawMessage(`{}`)}
+		if _, err := st.AskInput(ctx, r); !errors.Is(err, sa.ErrNotFound) {
+			t.Errorf("AskInput of task %q: %v, want ErrNotFound", key, err)
+		}
+		if reqs, err := st.InputRequests(ctx, key); err != nil || len(reqs) != 0 {
+			t.Errorf("InputRequests(%q) = %v, %v; want none", key, reqs, err)
+		}
+		if _, err := st.AnswerInputs(ctx, key, map[string]json.RawMessage{"k": json.RawMessage(`true`)}); !errors.Is(err, sa.ErrNotFound) {
+			t.Errorf("AnswerInputs of task %q: %v, want ErrNotFound", key, err)
+		}
 	}
 }

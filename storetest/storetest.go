@@ -64,6 +64,7 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("HostLinks", func(t *testing.T) { testHostLinks(t, factory) })
 	t.Run("Inputs", func(t *testing.T) { testInputs(t, factory) })
 	t.Run("UnstorableKeys", func(t *testing.T) { testUnstorableKeys(t, factory) })
+	t.Run("UnstorableInputKeys", func(t *testing.T) { testUnstorableInputKeys(t, factory) })
 }
 
 // idsInOrder is an id generator that hands out ids in the order given,

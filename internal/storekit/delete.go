@@ -32,12 +32,12 @@ type DeleteTx interface {
 	DeleteSessionRow(ctx context.Context, id string) error
 }
 
-// DeleteSession deletes a live session in tx. It is hidden at once (gone
+// deleteSession deletes a live session in tx. It is hidden at once (gone
 // from listings, unresolvable, unusable as a parent); its tasks leave
 // every listing, the active ones ended as cancelled (see
 // ClearForDeletedParent); and its rows are reclaimed as far as no
 // descendant needs them (see Reclaim).
-func DeleteSession(ctx context.Context, tx DeleteTx, id string, now time.Time) error {
+func deleteSession(ctx context.Context, tx DeleteTx, id string, now time.Time) error {
 	if err := tx.LockForDelete(ctx, id); err != nil {
 		return err
 	}

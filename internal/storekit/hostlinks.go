@@ -39,11 +39,11 @@ func CheckHostLink(l sa.HostLink) error {
 	return nil
 }
 
-// CreateHostSession creates in tx session id from ns (its origin an
+// createHostSession creates in tx session id from ns (its origin an
 // import unless it says otherwise), with its first messages and link. A
 // host session linked to a live session already is refused
 // (ErrConflict); a link to a deleted one is replaced.
-func CreateHostSession(ctx context.Context, tx HostTx, id string, ns sa.NewSession, link sa.HostLink, now time.Time) (sa.Session, sa.HostLink, error) {
+func createHostSession(ctx context.Context, tx HostTx, id string, ns sa.NewSession, link sa.HostLink, now time.Time) (sa.Session, sa.HostLink, error) {
 	if err := tx.LockImport(ctx, link.Host, link.HostSessionID); err != nil {
 		return sa.Session{}, sa.HostLink{}, fmt.Errorf("lock host link: %w", err)
 	}
@@ -53,7 +53,7 @@ func CreateHostSession(ctx context.Context, tx HostTx, id string, ns sa.NewSessi
 		return sa.Session{}, sa.HostLink{}, err
 	}
 	ns.Origin = cmp.Or(ns.Origin, sa.OriginImport)
-	sess, err := CreateSession(ctx, tx, NewSession(id, ns, now), ns.Messages)
+	sess, err := createSession(ctx, tx, NewSession(id, ns, now), ns.Messages)
 	if err != nil {
 		return sa.Session{}, sa.HostLink{}, err
 	}
@@ -64,11 +64,11 @@ func CreateHostSession(ctx context.Context, tx HostTx, id string, ns sa.NewSessi
 	return sess, link, nil
 }
 
-// AppendHost appends msgs in tx to the session a host session is linked
+// appendHost appends msgs in tx to the session a host session is linked
 // to, moving the link's position from from to link.Position. It refuses
 // (ErrConflict) when the position read under the locks is no longer from,
 // or the link was replaced: another import got there first.
-func AppendHost(ctx context.Context, tx HostTx, link sa.HostLink, from string, msgs []sa.Message, now time.Time) ([]sa.Message, sa.HostLink, error) {
+func appendHost(ctx context.Context, tx HostTx, link sa.HostLink, from string, msgs []sa.Message, now time.Time) ([]sa.Message, sa.HostLink, error) {
 	seen, err := tx.LiveHostLink(ctx, link.Host, link.HostSessionID, false)
 	if err != nil {
 		return nil, sa.HostLink{}, err

@@ -1,6 +1,7 @@
 package storekit
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -47,4 +48,109 @@ func Outstanding(requests []sa.InputRequest, answers map[string]json.RawMessage)
 		}
 	}
 	return keys
+}
+
+// InputTx is what a store's write transaction offers AskInput and
+// AnswerInputs, each in the store's SQL.
+type InputTx interface {
+	Clock
+	// LockTask reads a task, holding its row where the store locks rows,
+	// so that its ending, on any process, comes before or after.
+	LockTask(ctx context.Context, id string) (sa.Task, error)
+	// InsertInput stores a request, reporting false when its task asked
+	// its key already.
+	InsertInput(ctx context.Context, r sa.InputRequest) (bool, error)
+	// RunInputs reads the requests of a task's current run (see
+	// InputRequests).
+	RunInputs(ctx context.Context, taskID string) ([]sa.InputRequest, error)
+	// StoreAnswer writes the answer to one request.
+	StoreAnswer(ctx context.Context, taskID, key string, answer json.RawMessage) error
+	// RecordTaskUpdated records a change of task t in the log.
+	RecordTaskUpdated(ctx context.Context, t sa.Task) error
+}
+
+// AskInput stores a request of an active task that may ask. A task id no
+// store can hold names no task.
+func (o Ops[T]) AskInput(ctx context.Context, r sa.InputRequest) (sa.InputRequest, error) {
+	if err := r.Validate(); err != nil {
+		return sa.InputRequest{}, err
+	}
+	if !Storable(r.TaskID) {
+		return sa.InputRequest{}, fmt.Errorf("ask for input: task %s: %w", r.TaskID, sa.ErrNotFound)
+	}
+	r.Response, r.AnsweredAt = nil, nil
+	err := o.write(ctx, func(tx T) error {
+		t, err := tx.LockTask(ctx, r.TaskID)
+		if err != nil {
+			return err
+		}
+		if err := CheckAsk(t); err != nil {
+			return err
+		}
+		r.CreatedAt = tx.Now()
+		added, err := tx.InsertInput(ctx, r)
+		if err != nil {
+			return fmt.Errorf("insert input request: %w", err)
+		}
+		if !added {
+			return fmt.Errorf("%w: task %s asked %q already", sa.ErrConflict, sa.ShortID(r.TaskID), r.Key)
+		}
+		return tx.RecordTaskUpdated(ctx, t)
+	})
+	if err != nil {
+		return sa.InputRequest{}, fmt.Errorf("ask for input: %w", err)
+	}
+	return r, nil
+}
+
+// InputRequests returns the requests of a task's current run, read by
+// read; a task id no store can hold has none.
+func InputRequests(ctx context.Context, read func(ctx context.Context, taskID string) ([]sa.InputRequest, error), taskID string) ([]sa.InputRequest, error) {
+	if !Storable(taskID) {
+		return nil, nil
+	}
+	reqs, err := read(ctx, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("read input requests: %w", err)
+	}
+	return reqs, nil
+}
+
+// AnswerInputs stores answers to a task's outstanding requests, with the
+// task held: two processes answering at once answer each request once.
+// It returns the keys answered.
+func (o Ops[T]) AnswerInputs(ctx context.Context, taskID string, answers map[string]json.RawMessage) ([]string, error) {
+	if err := ValidAnswers(answers); err != nil {
+		return nil, err
+	}
+	if !Storable(taskID) {
+		return nil, fmt.Errorf("answer task %s: %w", taskID, sa.ErrNotFound)
+	}
+	var keys []string
+	err := o.write(ctx, func(tx T) error {
+		t, err := tx.LockTask(ctx, taskID)
+		if err != nil {
+			return err
+		}
+		if err := CheckAnswer(t); err != nil {
+			return err
+		}
+		reqs, err := tx.RunInputs(ctx, taskID)
+		if err != nil {
+			return fmt.Errorf("read input requests: %w", err)
+		}
+		if keys = Outstanding(reqs, answers); len(keys) == 0 {
+			return nil
+		}
+		for _, k := range keys {
+			if err := tx.StoreAnswer(ctx, taskID, k, answers[k]); err != nil {
+				return fmt.Errorf("store answer: %w", err)
+			}
+		}
+		return tx.RecordTaskUpdated(ctx, t)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("answer task %s: %w", sa.ShortID(taskID), err)
+	}
+	return keys, nil
 }

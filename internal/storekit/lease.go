@@ -37,11 +37,11 @@ func CheckTurnLease(l sa.TurnLease) error {
 	return nil
 }
 
-// AcquireTurn takes a session's turn lease in tx: the session must be
+// acquireTurn takes a session's turn lease in tx: the session must be
 // live, a task's session is taken only for that task, a lease held by a
 // registered runner refuses (BusyError), and one whose runner is gone is
 // taken over.
-func AcquireTurn(ctx context.Context, tx LeaseTx, l sa.TurnLease, now time.Time) (sa.TurnLease, error) {
+func acquireTurn(ctx context.Context, tx LeaseTx, l sa.TurnLease, now time.Time) (sa.TurnLease, error) {
 	if err := tx.LockLive(ctx, l.SessionID); err != nil {
 		return sa.TurnLease{}, err
 	}

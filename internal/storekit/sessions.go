@@ -19,8 +19,8 @@ type SessionTx interface {
 	InsertMessages(ctx context.Context, sessionID string, msgs []sa.Message) ([]sa.Message, error)
 }
 
-// CreateSession creates in tx root session sess with its first messages.
-func CreateSession(ctx context.Context, tx SessionTx, sess sa.Session, msgs []sa.Message) (sa.Session, error) {
+// createSession creates in tx root session sess with its first messages.
+func createSession(ctx context.Context, tx SessionTx, sess sa.Session, msgs []sa.Message) (sa.Session, error) {
 	if !Storable(sess.ID) {
 		return sa.Session{}, fmt.Errorf("%w: session id %q", sa.ErrInvalid, sess.ID)
 	}
@@ -60,9 +60,9 @@ type ForkTx interface {
 	LastMessageID(ctx context.Context, sessionID string) (int64, error)
 }
 
-// Fork creates in tx session childID, a child of live session parentID at
+// fork creates in tx session childID, a child of live session parentID at
 // its last message, with its first messages (opts.Messages).
-func Fork(ctx context.Context, tx ForkTx, childID, parentID string, opts sa.ForkOptions, now time.Time) (sa.Session, error) {
+func fork(ctx context.Context, tx ForkTx, childID, parentID string, opts sa.ForkOptions, now time.Time) (sa.Session, error) {
 	parent, err := tx.LockParent(ctx, parentID)
 	if err != nil {
 		return sa.Session{}, err

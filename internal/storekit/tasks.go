@@ -120,12 +120,12 @@ type BatchReader interface {
 	CompletedInBatch(ctx context.Context, batchID, parentID string) ([]string, error)
 }
 
-// FinishTask ends a task in tx: change must leave it in a terminal status
+// finishTask ends a task in tx: change must leave it in a terminal status
 // (ErrInvalid otherwise); the lease of its run is given back; and, if its
 // parent is live, note's message about it and its batch is appended
 // there. It returns the task as ended and the stored notification (zero
 // when the parent is gone).
-func FinishTask(ctx context.Context, tx FinishTx, id string, change func(*sa.Task) error, note func(sa.Task, sa.BatchState) sa.Message) (sa.Task, sa.Message, error) {
+func finishTask(ctx context.Context, tx FinishTx, id string, change func(*sa.Task) error, note func(sa.Task, sa.BatchState) sa.Message) (sa.Task, sa.Message, error) {
 	parentLive, err := tx.ParentLive(ctx, id)
 	if err != nil {
 		return sa.Task{}, sa.Message{}, err
