@@ -33,37 +33,3 @@ func (tx *writeTx) MarkDeleted(ctx context.Context, id string) error {
 	}
 	return tx.record(ctx, sa.ChangeSessionDeleted, id, "", map[string]string{"id": id})
 }
-
-// SessionRow reads a session's parent and whether it is deleted.
-func (tx *writeTx) SessionRow(ctx context.Context, id string) (string, bool, error) {
-	var parent *string
-	var deleted *int64
-	err := tx.QueryRow(ctx, `SELECT parent_id, deleted_at FROM sessions WHERE id = $1`, id).Scan(&parent, &deleted)
-	if err != nil || parent == nil {
-		return "", deleted != nil, err
-	}
-	return *parent, deleted != nil, nil
-}
-
-// Children counts a session's children and gives their latest fork point.
-func (tx *writeTx) Children(ctx context.Context, id string) (int, int64, error) {
-	var n int
-	var last *int64
-	err := tx.QueryRow(ctx, `SELECT COUNT(*), MAX(fork_message_id) FROM sessions WHERE parent_id = $1`, id).Scan(&n, &last)
-	if err != nil || last == nil {
-		return n, 0, err
-	}
-	return n, *last, nil
-}
-
-// DeleteMessages deletes a session's own messages after a message id.
-func (tx *writeTx) DeleteMessages(ctx context.Context, id string, after int64) error {
-	_, err := tx.Exec(ctx, `DELETE FROM messages WHERE session_id = $1 AND id > $2`, id, after)
-	return err
-}
-
-// DeleteSessionRow deletes a session's row.
-func (tx *writeTx) DeleteSessionRow(ctx context.Context, id string) error {
-	_, err := tx.Exec(ctx, `DELETE FROM sessions WHERE id = $1`, id)
-	return err
-}

@@ -16,16 +16,6 @@ func (tx *writeTx) LockLive(ctx context.Context, sessionID string) error {
 	return err
 }
 
-// IsTask reports whether id is a task's.
-func (tx *writeTx) IsTask(ctx context.Context, id string) (bool, error) {
-	return exists(ctx, tx, `SELECT 1 FROM tasks WHERE id = $1`, id)
-}
-
-// RunnerRegistered reports whether a runner is registered.
-func (tx *writeTx) RunnerRegistered(ctx context.Context, id string) (bool, error) {
-	return exists(ctx, tx, `SELECT 1 FROM runners WHERE id = $1`, id)
-}
-
 // Lease reads the lease held on a session. A statement of its own, after
 // the session's lock: read committed takes a new snapshot for it, which
 // sees the lease a previous holder of the lock committed.
@@ -50,12 +40,6 @@ func (tx *writeTx) putLease(ctx context.Context, l sa.TurnLease, onConflict stri
 	return err
 }
 
-// exists reports whether a query finds a row.
-func exists(ctx context.Context, q querier, query string, args ...any) (bool, error) {
-	var one int
-	return storekit.Found(q.QueryRow(ctx, query, args...).Scan(&one), pgx.ErrNoRows)
-}
-
 // ReleaseTurn gives back a lease of a session held by a runner.
 func (s *Store) ReleaseTurn(ctx context.Context, sessionID, runnerID string) error {
 	if !storekit.Storable(sessionID) || !storekit.Storable(runnerID) {
@@ -65,13 +49,6 @@ func (s *Store) ReleaseTurn(ctx context.Context, sessionID, runnerID string) err
 		return fmt.Errorf("release the turn of session %s: %w", sa.ShortID(sessionID), err)
 	}
 	return nil
-}
-
-// ReleaseTaskLease gives back the lease a task's run holds on its
-// session.
-func (tx *writeTx) ReleaseTaskLease(ctx context.Context, taskID string) error {
-	_, err := tx.Exec(ctx, `DELETE FROM turn_leases WHERE session_id = $1 AND task_id = $1`, taskID)
-	return err
 }
 
 // Lease returns the lease held on a session.

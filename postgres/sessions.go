@@ -196,20 +196,6 @@ func (tx *writeTx) LockParent(ctx context.Context, id string) (sa.Session, error
 	return liveSession(ctx, tx, id, lockRead)
 }
 
-// LastMessageID returns a session's last own message id, 0 when it has
-// none: one probe of the (session_id, id) index. A statement of its own,
-// after the lock: read committed takes a new snapshot for it, which sees
-// the appends the lock waited for (a subquery of the locking statement
-// would not).
-func (tx *writeTx) LastMessageID(ctx context.Context, sessionID string) (int64, error) {
-	var last int64
-	err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM messages WHERE session_id = $1`, sessionID).Scan(&last)
-	if err != nil {
-		return 0, fmt.Errorf("last message of %s: %w", sessionID, err)
-	}
-	return last, nil
-}
-
 // Append stores messages at the end of a live session, in one transaction.
 func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message) ([]sa.Message, error) {
 	if len(msgs) == 0 {

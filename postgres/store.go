@@ -21,6 +21,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -248,10 +249,11 @@ type querier interface {
 // id is handed out, and remembers to tell followers once it commits.
 type writeTx struct {
 	pgx.Tx
-	s       *Store
-	now     time.Time
-	locked  bool
-	changed bool
+	storekit.SharedTx // over the transaction itself
+	s                 *Store
+	now               time.Time
+	locked            bool
+	changed           bool
 }
 
 // send sends a batch of statements that take message or change ids,
@@ -295,6 +297,7 @@ func (s *Store) inWrite(ctx context.Context, fn func(tx *writeTx) error) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	tx := &writeTx{Tx: pgTx, s: s, now: s.now().UTC()}
+	tx.SharedTx = storekit.NewSharedTx(tx)
 	if err := fn(tx); err != nil {
 		_ = pgTx.Rollback(ctx)
 		return err
@@ -342,3 +345,19 @@ func fromNullNanos(n *int64) *time.Time {
 
 // Now is the transaction's time.
 func (tx *writeTx) Now() time.Time { return tx.now }
+
+// ExecShared runs a statement shared with the other store.
+func (tx *writeTx) ExecShared(ctx context.Context, query string, args ...any) error {
+	_, err := tx.Exec(ctx, query, args...)
+	return err
+}
+
+// ScanShared scans the row of a query shared with the other store; no
+// row is sql.ErrNoRows, as storekit expects.
+func (tx *writeTx) ScanShared(ctx context.Context, query string, args []any, dest ...any) error {
+	err := tx.QueryRow(ctx, query, args...).Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sql.ErrNoRows
+	}
+	return err
+}

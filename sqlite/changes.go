@@ -20,6 +20,7 @@ const keepChanges = 50_000
 // remembers to tell followers once it commits.
 type writeTx struct {
 	cachedTx
+	storekit.SharedTx // over the transaction itself
 	// ctx is the transaction's: the statements of a write use it, not the
 	// one their caller passes (see inWrite).
 	ctx     context.Context
@@ -199,3 +200,14 @@ func (s *Store) Runners(ctx context.Context) ([]sa.Runner, error) {
 
 // Now is the transaction's time.
 func (tx *writeTx) Now() time.Time { return tx.now }
+
+// ExecShared runs a statement shared with the other store.
+func (tx *writeTx) ExecShared(ctx context.Context, query string, args ...any) error {
+	_, err := tx.ExecContext(ctx, query, args...)
+	return err
+}
+
+// ScanShared scans the row of a query shared with the other store.
+func (tx *writeTx) ScanShared(ctx context.Context, query string, args []any, dest ...any) error {
+	return tx.QueryRowContext(ctx, query, args...).Scan(dest...)
+}

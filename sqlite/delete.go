@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	sa "github.com/superagents/superagents"
@@ -29,32 +28,4 @@ func (tx *writeTx) MarkDeleted(ctx context.Context, id string) error {
 		return fmt.Errorf("mark deleted: %w", err)
 	}
 	return tx.record(ctx, sa.ChangeSessionDeleted, id, "", map[string]string{"id": id})
-}
-
-// SessionRow reads a session's parent and whether it is deleted.
-func (tx *writeTx) SessionRow(ctx context.Context, id string) (string, bool, error) {
-	var parent sql.NullString
-	var deleted sql.NullInt64
-	err := tx.QueryRowContext(ctx, `SELECT parent_id, deleted_at FROM sessions WHERE id = ?`, id).Scan(&parent, &deleted)
-	return parent.String, deleted.Valid, err
-}
-
-// Children counts a session's children and gives their latest fork point.
-func (tx *writeTx) Children(ctx context.Context, id string) (int, int64, error) {
-	var n int
-	var last sql.NullInt64
-	err := tx.QueryRowContext(ctx, `SELECT COUNT(*), MAX(fork_message_id) FROM sessions WHERE parent_id = ?`, id).Scan(&n, &last)
-	return n, last.Int64, err
-}
-
-// DeleteMessages deletes a session's own messages after a message id.
-func (tx *writeTx) DeleteMessages(ctx context.Context, id string, after int64) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ? AND id > ?`, id, after)
-	return err
-}
-
-// DeleteSessionRow deletes a session's row.
-func (tx *writeTx) DeleteSessionRow(ctx context.Context, id string) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
-	return err
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+
+	"github.com/superagents/superagents/internal/storekit"
 )
 
 // Group commit: writes that arrive together share one transaction.
@@ -153,6 +155,7 @@ func (s *Store) runBatch(ctx context.Context, sqlTx *sql.Tx, batch []*writeReque
 			continue
 		}
 		tx := &writeTx{cachedTx: stmts, ctx: ctx, now: s.now().UTC()}
+		tx.SharedTx = storekit.NewSharedTx(tx)
 		if savepoints {
 			if _, err := tx.ExecContext(ctx, `SAVEPOINT one_write`); err != nil {
 				return nil, false, fmt.Errorf("begin a write: %w", err)

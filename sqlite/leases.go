@@ -14,16 +14,6 @@ func (tx *writeTx) LockLive(ctx context.Context, sessionID string) error {
 	return requireLive(ctx, tx, sessionID)
 }
 
-// IsTask reports whether id is a task's.
-func (tx *writeTx) IsTask(ctx context.Context, id string) (bool, error) {
-	return exists(ctx, tx, `SELECT 1 FROM tasks WHERE id = ?`, id)
-}
-
-// RunnerRegistered reports whether a runner is registered.
-func (tx *writeTx) RunnerRegistered(ctx context.Context, id string) (bool, error) {
-	return exists(ctx, tx, `SELECT 1 FROM runners WHERE id = ?`, id)
-}
-
 // Lease reads the lease held on a session.
 func (tx *writeTx) Lease(ctx context.Context, sessionID string) (sa.TurnLease, error) {
 	return readLease(ctx, tx, sessionID)
@@ -62,13 +52,6 @@ func (s *Store) ReleaseTurn(ctx context.Context, sessionID, runnerID string) err
 		return fmt.Errorf("release the turn of session %s: %w", sa.ShortID(sessionID), err)
 	}
 	return nil
-}
-
-// ReleaseTaskLease gives back the lease a task's run holds on its
-// session.
-func (tx *writeTx) ReleaseTaskLease(ctx context.Context, taskID string) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM turn_leases WHERE session_id = ? AND task_id = ?`, taskID, taskID)
-	return err
 }
 
 // Lease returns the lease held on a session.

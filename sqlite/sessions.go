@@ -177,17 +177,6 @@ func (tx *writeTx) LockParent(ctx context.Context, id string) (sa.Session, error
 	return liveSession(ctx, tx, id)
 }
 
-// LastMessageID returns a session's last own message id, 0 when it has
-// none. The (session_id, id) index makes it one index probe.
-func (tx *writeTx) LastMessageID(ctx context.Context, sessionID string) (int64, error) {
-	var last int64
-	err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM messages WHERE session_id = ?`, sessionID).Scan(&last)
-	if err != nil {
-		return 0, fmt.Errorf("last message of %s: %w", sessionID, err)
-	}
-	return last, nil
-}
-
 // Append stores messages at the end of a live session, in one transaction.
 func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message) ([]sa.Message, error) {
 	if len(msgs) == 0 {
