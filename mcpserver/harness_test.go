@@ -56,6 +56,9 @@ type harness struct {
 	// streams receives a value as each client opens its standalone SSE
 	// stream, the one notifications travel on over HTTP.
 	streams chan struct{}
+	// clientTransport, if set, wraps the client side of the next
+	// in-memory connection.
+	clientTransport func(mcp.Transport) mcp.Transport
 }
 
 // fakeModel answers by what the request holds (the sub-agent's whole
@@ -175,7 +178,11 @@ func (h *harness) connectAt(transport, name, version, revision string, caps *mcp
 		serverSide, clientSide := mcp.NewInMemoryTransports()
 		served := make(chan error, 1)
 		go func() { served <- h.srv.Serve(ctx, serverSide) }()
-		c.cs, err = client.Connect(ctx, clientSide, session)
+		var ct mcp.Transport = clientSide
+		if h.clientTransport != nil {
+			ct, h.clientTransport = h.clientTransport(clientSide), nil
+		}
+		c.cs, err = client.Connect(ctx, ct, session)
 		if err == nil {
 			t.Cleanup(func() {
 				c.cs.Close()

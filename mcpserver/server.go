@@ -37,6 +37,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/mcptasks"
 	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/tasktools"
 	"github.com/superagents/superagents/transcripts"
@@ -104,6 +105,8 @@ type Server struct {
 	}
 	log *slog.Logger
 	mcp *mcp.Server
+	// notifier sends notifications/tasks on the connections Serve runs.
+	notifier *mcptasks.Notifier
 
 	mu        sync.Mutex
 	clients   map[*mcp.ServerSession]*client
@@ -211,7 +214,7 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	if closed {
 		return ErrClosed
 	}
-	ss, err := s.mcp.Connect(ctx, t, nil)
+	ss, err := s.mcp.Connect(ctx, s.notifier.Wrap(t), nil)
 	if err != nil {
 		return fmt.Errorf("mcp: connect: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/mcptasks"
 	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/tasktools"
@@ -77,6 +78,14 @@ func (s *Server) installTasks() error {
 	if err := mcptasks.Install(s.mcp, mcptasks.Options{Backend: taskBackend{s}, PollInterval: taskPollInterval, Logger: s.log}); err != nil {
 		return err
 	}
+	n, err := mcptasks.NewNotifier(mcptasks.NotifierOptions{Backend: taskBackend{s}, PollInterval: taskPollInterval, Logger: s.log})
+	if err != nil {
+		return err
+	}
+	s.notifier = n
+	cursor := s.rt.EventsNow() // before New returns, so no change is missed
+	s.wg.Add(1)
+	go s.followTasks(s.ctx, cursor)
 	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/call" && mcptasks.Declared(req) {
@@ -272,4 +281,38 @@ func (s *Server) launchedOverMCP(ctx context.Context, t sa.Task) (bool, error) {
 		id = parent.ParentSessionID
 	}
 	return false, fmt.Errorf("%w: task %s has more than %d ancestors", sa.ErrCorrupt, sa.ShortID(t.ID), maxLineage)
+}
+
+// followTasks sends notifications/tasks to the clients subscribed to a
+// task as it changes. It follows the change log, so a change made by any
+// process or node sharing the store counts: a task's status, its
+// questions to its user, their answers (see taskBackend.Get for what the
+// client is told). The notifier sends a state only when it differs from
+// the last one sent.
+func (s *Server) followTasks(ctx context.Context, cursor *events.Cursor) {
+	defer s.wg.Done()
+	for {
+		ch, err := cursor.NextMatching(ctx, func(c sa.Change) bool {
+			return c.TaskID != "" && taskChange(c.Kind) && s.notifier.Subscribed(c.TaskID)
+		})
+		if err != nil {
+			return // closed
+		}
+		st, err := taskBackend{s}.Get(ctx, "", ch.TaskID)
+		if err != nil {
+			s.log.Debug("task notification: read the task", "task", ch.TaskID, "error", err)
+			continue
+		}
+		s.notifier.Notify(ctx, st)
+	}
+}
+
+// taskChange reports whether a change is to a task itself (and not a
+// message about it).
+func taskChange(k sa.ChangeKind) bool {
+	switch k {
+	case sa.ChangeTaskCreated, sa.ChangeTaskUpdated, sa.ChangeTaskCompleted, sa.ChangeTaskError, sa.ChangeTaskCancelled:
+		return true
+	}
+	return false
 }

@@ -9,7 +9,8 @@
 // [Backend] the server provides. The package stores nothing: the server's
 // task is the MCP task, under one id, and whether a caller may see a task is
 // the backend's decision, since the 2026-07-28 revision has no session to
-// tie a task to.
+// tie a task to. A [Notifier] sends notifications/tasks to the clients
+// that subscribed to their tasks with subscriptions/listen.
 package mcptasks
 
 import (
