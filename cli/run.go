@@ -52,18 +52,8 @@ before its answer.`,
 			if err != nil {
 				return err
 			}
-			var sess sa.Session
-			if sessionID != "" {
-				if sess, err = a.resolveSession(ctx, sessionID); err != nil {
-					return err
-				}
-				if err := rt.CheckWritable(ctx, sess.ID); err != nil {
-					return err
-				}
-				if err := rt.CheckSession(sess); err != nil {
-					return err
-				}
-			} else if sess, err = rt.CreateSession(ctx, sa.NewSession{Agent: agentName, Model: model, Origin: sa.OriginCLI, Title: titleFrom([]sa.Message{sa.UserMessage(prompt)})}); err != nil {
+			sess, err := a.runSession(ctx, rt, sessionID, sa.NewSession{Agent: agentName, Model: model, Origin: sa.OriginCLI, Title: titleFrom([]sa.Message{sa.UserMessage(prompt)})})
+			if err != nil {
 				return err
 			}
 			// The session is this command's until it exits (its wakes
@@ -81,38 +71,19 @@ before its answer.`,
 				}
 			}
 			opts := runtime.TurnOptions{OnEvent: p.event}
-			outcome, runErr := turn.Run(ctx, opts, sa.UserMessage(prompt))
-			if err := p.finish(sess, outcome, runErr); err != nil {
-				return err
-			}
+			ended := func(outcome sa.TurnOutcome, runErr error) error { return p.finish(sess, outcome, runErr) }
 			if !wait {
-				if n := rt.ActiveTasks(sess.ID); n > 0 {
-					fmt.Fprintf(a.env.Stderr, "warning: %d background task(s) of this session stop now that run exits; use --wait to let them finish\n", n)
+				if err := ended(turn.Run(ctx, opts, sa.UserMessage(prompt))); err != nil {
+					return err
 				}
+				a.warnTasksStop(rt, sess.ID)
 				return nil
 			}
 			// Wait for the session's tasks, show their notifications, and
 			// wake the agent once they all ended so it can use them: the
-			// runtime's waker decides, once per batch.
-			due := false
-			waker := rt.NewCheckedWaker(func(string) bool { due = true; return true })
-			waker.Watch(sess.ID)
-			for {
-				if err := rt.WaitTasks(ctx, sess.ID); err != nil {
-					return err
-				}
-				if err := p.notifications(0); err != nil {
-					return err
-				}
-				due = false
-				if err := waker.Check(ctx, sess.ID); err != nil || !due {
-					return err
-				}
-				outcome, runErr = turn.Run(ctx, opts)
-				if err := p.finish(sess, outcome, runErr); err != nil {
-					return err
-				}
-			}
+			// one turn loop, whose waker decides, once per batch.
+			return turn.Settle(ctx, runtime.SettleOptions{TurnOptions: opts, Ended: ended,
+				BeforeWake: func(context.Context) error { return p.notifications(0) }}, sa.UserMessage(prompt))
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "after the turn, wait for the session's background tasks, print their notifications, and let the agent answer them")
@@ -121,6 +92,33 @@ before its answer.`,
 	cmd.Flags().StringVar(&model, "model", "", "model as provider/model, e.g. anthropic/claude-sonnet-4-5 or offline (default: the agent's, then the configured one)")
 	cmd.Flags().StringVar(&sessionID, "session", "", "continue this session instead of starting one")
 	return cmd
+}
+
+// warnTasksStop warns that the session's background tasks running here
+// stop when run exits without --wait.
+func (a *app) warnTasksStop(rt *runtime.Runtime, sessionID string) {
+	if n := rt.ActiveTasks(sessionID); n > 0 {
+		fmt.Fprintf(a.env.Stderr, "warning: %d background task(s) of this session stop now that run exits; use --wait to let them finish\n", n)
+	}
+}
+
+// runSession returns the session a run continues (sessionID, which must
+// be one a turn may run in), or the new one it creates.
+func (a *app) runSession(ctx context.Context, rt *runtime.Runtime, sessionID string, ns sa.NewSession) (sa.Session, error) {
+	if sessionID == "" {
+		return rt.CreateSession(ctx, ns)
+	}
+	sess, err := a.resolveSession(ctx, sessionID)
+	if err != nil {
+		return sa.Session{}, err
+	}
+	if err := rt.CheckWritable(ctx, sess.ID); err != nil {
+		return sa.Session{}, err
+	}
+	if err := rt.CheckSession(sess); err != nil {
+		return sa.Session{}, err
+	}
+	return sess, nil
 }
 
 // promptFrom joins the arguments, or reads standard input for "-".

@@ -11,6 +11,7 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/llm"
+	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/tasktools"
 )
 
@@ -73,7 +74,7 @@ func errStatus(status int, format string, args ...any) error {
 }
 
 // errTurnRunning: a session already runs a turn.
-var errTurnRunning = errors.New("a turn is running")
+var errTurnRunning = runtime.ErrTurnRunning
 
 // statusOf maps an error to its HTTP status: the caller's mistakes are
 // 4xx, with the domain's errors in their natural place.

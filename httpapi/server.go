@@ -86,7 +86,7 @@ type Server struct {
 	log     *slog.Logger
 	maxBody int64
 	started time.Time
-	turns   *turns
+	turns   *runtime.Turns
 	frames  frameCache
 	counts  countCache
 
@@ -168,7 +168,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	select {
 	case err := <-served:
 		s.endStreams()
-		s.turns.stop()
+		s.turns.Stop()
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
@@ -180,7 +180,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		hs.Close()
 	}
 	<-served // http.ErrServerClosed
-	s.turns.stop()
+	s.turns.Stop()
 	return err
 }
 

@@ -65,7 +65,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/v1/sessions/"+sess.ID)
-	writeJSON(w, http.StatusCreated, sessionView{Session: sess, Turn: s.turns.state(sess.ID)})
+	writeJSON(w, http.StatusCreated, sessionView{Session: sess, Turn: s.turns.State(sess.ID)})
 }
 
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
@@ -79,7 +79,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, sessionView{Session: sess, Turn: s.turns.state(sess.ID), Costs: &c})
+	writeJSON(w, http.StatusOK, sessionView{Session: sess, Turn: s.turns.State(sess.ID), Costs: &c})
 }
 
 func (s *Server) sessionHistory(w http.ResponseWriter, r *http.Request) {
@@ -163,7 +163,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var stored sa.Message
-	tr, err := s.turns.start(sess.ID, req.Model, func(lease *runtime.Turn) error {
+	tr, err := s.turns.Start(sess.ID, req.Model, func(lease *runtime.Turn) error {
 		msgs, err := lease.Append(ctx, sa.UserMessage(req.Text))
 		if err == nil {
 			stored = msgs[0]
@@ -176,11 +176,11 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Location", "/v1/sessions/"+sess.ID)
 	if !wait {
-		writeJSON(w, http.StatusAccepted, map[string]any{"message": stored, "turn": tr.startedState()})
+		writeJSON(w, http.StatusAccepted, map[string]any{"message": stored, "turn": tr.StartedState()})
 		return
 	}
 	select {
-	case <-tr.done:
+	case <-tr.Done():
 	case <-ctx.Done():
 		return // the client left; the turn goes on
 	}
@@ -189,7 +189,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"message": stored, "turn": tr.state, "messages": messagesAfter(msgs, stored.ID)})
+	writeJSON(w, http.StatusOK, map[string]any{"message": stored, "turn": tr.State(), "messages": messagesAfter(msgs, stored.ID)})
 }
 
 // notTaskSession refuses to change a task's session outside the task's
@@ -249,7 +249,7 @@ func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/v1/sessions/"+child.ID)
-	writeJSON(w, http.StatusCreated, sessionView{Session: child, Turn: s.turns.state(child.ID)})
+	writeJSON(w, http.StatusCreated, sessionView{Session: child, Turn: s.turns.State(child.ID)})
 }
 
 func (s *Server) clearSession(w http.ResponseWriter, r *http.Request) {

@@ -197,7 +197,7 @@ func (rt *Runtime) Begin(ctx context.Context, sessionID, holder string) (*Turn, 
 	if err != nil {
 		return nil, err
 	}
-	release, err := rt.tasks.Lease(ctx, sessionID, holder, "")
+	release, err := rt.tasks.Runner().Lease(ctx, sessionID, holder, "")
 	if err != nil {
 		return nil, err
 	}

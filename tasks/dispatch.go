@@ -8,13 +8,14 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/engine"
+	"github.com/superagents/superagents/runner"
 )
 
 // QueueRunner is the runner of a task that waits in a shared job queue:
 // no process runs it yet, and whichever node takes its job will. A
 // reconcile leaves such a task alone (no dead process holds it), and a
 // node claims it by writing its own runner in its place.
-const QueueRunner = "queue"
+const QueueRunner = runner.Queue
 
 // Dispatch is how a manager's launched and resumed tasks get run: in
 // this process (the default, for a store one process owns), or by a job
@@ -47,9 +48,9 @@ func (d inProcess) Launch(ctx context.Context, nt sa.NewTask, ancestors []sa.Tas
 	if slot {
 		nt.Task.Status = sa.TaskRunning
 	}
-	nt.Task.RunnerID = m.runner.ID
+	nt.Task.RunnerID = m.runner.ID()
 	// Its run here holds its session from the start.
-	nt.Lease = &sa.TurnLease{RunnerID: m.runner.ID, Holder: HolderTask}
+	nt.Lease = &sa.TurnLease{RunnerID: m.runner.ID(), Holder: HolderTask}
 	t, err := m.store.CreateTask(ctx, nt)
 	if err != nil {
 		if slot {
@@ -77,7 +78,7 @@ func (d inProcess) Resume(ctx context.Context, id string, change func(*sa.Task) 
 		if err := change(tk); err != nil {
 			return err
 		}
-		tk.RunnerID = m.runner.ID
+		tk.RunnerID = m.runner.ID()
 		return nil
 	})
 	if err != nil {
@@ -110,14 +111,11 @@ type Job struct {
 // interrupted, as Close interrupts it.
 func (m *Manager) Work(ctx context.Context, job Job) error {
 	// A runner owns a task only while it is registered: after a long
-	// pause (no mark for longer than a heartbeat) another node may have
-	// taken this one for dead and removed it, and would end what it claims
-	// before the next heartbeat registers it again. Marked within a
-	// heartbeat, it is known alive: no write per job.
-	if time.Since(time.Unix(0, m.alive.Load())) > m.beat {
-		if err := m.markAlive(ctx); err != nil {
-			return fmt.Errorf("mark this node alive before taking task %s: %w", sa.ShortID(job.TaskID), err)
-		}
+	// pause another node may have taken this one for dead and removed it,
+	// and would end what it claims before the next heartbeat registers it
+	// again.
+	if err := m.runner.EnsureAlive(ctx); err != nil {
+		return fmt.Errorf("mark this node alive before taking task %s: %w", sa.ShortID(job.TaskID), err)
 	}
 	claimed, err := m.store.UpdateTask(ctx, job.TaskID, func(tk *sa.Task) error {
 		want := sa.TaskQueued
@@ -127,7 +125,7 @@ func (m *Manager) Work(ctx context.Context, job Job) error {
 		if tk.Status != want || tk.RunnerID != QueueRunner || tk.ResumeCount != job.ResumeCount {
 			return errTaskEnded
 		}
-		tk.RunnerID = m.runner.ID
+		tk.RunnerID = m.runner.ID()
 		if !job.Resume {
 			tk.Status, tk.StartedAt = sa.TaskRunning, time.Now()
 		}

@@ -1,85 +1,19 @@
 package tasks
 
-import (
-	"context"
-	"errors"
-	"sync"
-	"time"
-
-	sa "github.com/superagents/superagents"
-)
+import "context"
 
 // HolderTask is the holder of the lease a task's run takes on its own
 // session.
 const HolderTask = "task"
 
-// leaseRetries bounds how often Lease looks again at a lease it may take
-// over; leaseWait is how long it waits, each time, for an earlier run of
-// the same task to give its session back.
-const (
-	leaseRetries = 50
-	leaseWait    = 100 * time.Millisecond
-)
-
-// Lease takes a session's turn lease for this manager's runner and
-// returns the function that gives it back (once; later calls do nothing).
-// A lease held by a runner that is gone (its process died, or it stopped
-// beating) is reclaimed: that runner is removed, which frees its leases,
-// and its tasks end as interrupted. A task's run (taskID set) waits
-// briefly for an earlier run of the same task that is still ending here.
+// Lease takes a session's turn lease for this manager's runner (see
+// runner.Runner.Lease).
 func (m *Manager) Lease(ctx context.Context, sessionID, holder, taskID string) (release func(), err error) {
-	want := sa.TurnLease{SessionID: sessionID, RunnerID: m.runner.ID, Holder: holder, TaskID: taskID}
-	for attempt := 0; ; attempt++ {
-		_, err := m.store.AcquireTurn(ctx, want)
-		var busy *sa.BusyError
-		if !errors.As(err, &busy) {
-			if err != nil {
-				return nil, err
-			}
-			return m.releaser(ctx, sessionID), nil
-		}
-		if attempt >= leaseRetries {
-			return nil, err
-		}
-		held := busy.Lease
-		switch {
-		case held.RunnerID != m.runner.ID && !m.runnerAlive(ctx, held.RunnerID):
-			// Reconcile removes the dead runner, and its leases with it.
-			if _, rerr := m.Reconcile(ctx); rerr != nil {
-				return nil, errors.Join(err, rerr)
-			}
-		case taskID != "" && held.TaskID == taskID && held.RunnerID == m.runner.ID:
-			select {
-			case <-time.After(leaseWait):
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		default:
-			return nil, err
-		}
-	}
+	return m.runner.Lease(ctx, sessionID, holder, taskID)
 }
 
 // releaser returns the function that gives back this runner's lease of a
-// session, once (later calls do nothing).
+// session, once.
 func (m *Manager) releaser(ctx context.Context, sessionID string) func() {
-	var once sync.Once
-	return func() {
-		once.Do(func() { _ = m.store.ReleaseTurn(context.WithoutCancel(ctx), sessionID, m.runner.ID) })
-	}
-}
-
-// runnerAlive reports whether a registered runner is alive, as Reconcile
-// judges it; a runner no longer registered is not.
-func (m *Manager) runnerAlive(ctx context.Context, id string) bool {
-	runners, err := m.store.Runners(ctx)
-	if err != nil {
-		return true // cannot tell: do not take it for dead
-	}
-	for _, r := range runners {
-		if r.ID == id {
-			return runnerAlive(r, m.runner.Host, m.stale)
-		}
-	}
-	return false
+	return m.runner.Releaser(ctx, sessionID)
 }

@@ -15,13 +15,10 @@
 package tasks
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	sa "github.com/superagents/superagents"
@@ -29,7 +26,7 @@ import (
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/forkctx"
-	"github.com/superagents/superagents/internal/proc"
+	"github.com/superagents/superagents/runner"
 )
 
 // Errors callers test for, besides the root package's ErrInvalid,
@@ -55,13 +52,10 @@ var (
 	interruptedMsg = "interrupted by restart: the process running it stopped before it finished"
 )
 
-// Defaults of the runner's liveness checks. Every heartbeat also
-// reconciles, so a runner that stops beating is found dead, and its
-// tasks ended, within StaleAfter plus one heartbeat: 25 s by default
-// (one heartbeat when its process is seen to be gone).
+// Defaults of the runner's liveness checks (see the runner package).
 const (
-	DefaultHeartbeat  = 5 * time.Second
-	DefaultStaleAfter = 20 * time.Second
+	DefaultHeartbeat  = runner.DefaultHeartbeat
+	DefaultStaleAfter = runner.DefaultStaleAfter
 	// cancelWait bounds how long Cancel waits for a run to stop.
 	cancelWait = 30 * time.Second
 	// defaultProgressDelay is how long after a change a run's progress
@@ -93,20 +87,15 @@ type Options struct {
 
 // Manager runs background tasks. It is safe for concurrent use.
 type Manager struct {
-	// alive is when this runner last marked itself alive in the store
-	// (Unix nanoseconds): a node takes no job on an older mark than a
-	// heartbeat's (see Work).
-	alive atomic.Int64
-
 	store  sa.Store
 	engine *engine.Engine
 	bus    *events.Bus
 	limits config.Tasks
 	fork   *forkctx.Pipeline
-	runner sa.Runner
+	// runner is this process as the store knows it: its heartbeat, its
+	// turn leases, the clean-up after runners that died.
+	runner *runner.Runner
 	slots  chan struct{} // one per task allowed to run at once
-	beat   time.Duration
-	stale  time.Duration
 	// progressDelay is how long after a change a run's progress is
 	// stored (see saveProgressLater).
 	progressDelay time.Duration
@@ -150,17 +139,13 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	if limits.InactivityTimeout.Duration <= 0 {
 		limits.InactivityTimeout.Duration = config.DefaultTaskInactivityTimeout
 	}
-	host, _ := os.Hostname()
 	m := &Manager{
 		store:         opts.Store,
 		engine:        opts.Engine,
 		bus:           opts.Bus,
 		limits:        limits,
 		fork:          pipeline,
-		runner:        sa.Runner{ID: cmp.Or(opts.RunnerID, NewRunnerID()), Host: host, PID: os.Getpid()},
 		slots:         make(chan struct{}, limits.Concurrency),
-		beat:          cmpDuration(opts.Heartbeat, DefaultHeartbeat),
-		stale:         cmpDuration(opts.StaleAfter, DefaultStaleAfter),
 		progressDelay: defaultProgressDelay,
 		worktrees:     opts.WorktreeDir,
 		runs:          make(map[string]*run),
@@ -172,22 +157,18 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	if m.dispatch == nil {
 		m.dispatch = inProcess{m}
 	}
-	if err := m.store.RegisterRunner(ctx, m.runner); err != nil {
+	m.runner, err = runner.Register(ctx, runner.Options{Store: opts.Store, ID: opts.RunnerID,
+		Heartbeat: opts.Heartbeat, StaleAfter: opts.StaleAfter, Interrupt: interrupter(opts.Store)})
+	if err != nil {
 		return nil, fmt.Errorf("task manager: %w", err)
 	}
-	m.alive.Store(time.Now().UnixNano())
-	if _, err := m.Reconcile(ctx); err != nil {
-		m.store.RemoveRunner(context.WithoutCancel(ctx), m.runner.ID) //nolint:errcheck // best effort
-		return nil, fmt.Errorf("task manager: %w", err)
-	}
-	m.done.Add(2)
-	go m.heartbeat()
+	m.done.Add(1)
 	go m.followEndings()
 	return m, nil
 }
 
 // NewRunnerID makes a new runner id.
-func NewRunnerID() string { return "runner-" + sa.NewID() }
+func NewRunnerID() string { return runner.NewID() }
 
 func cmpDuration(d, def time.Duration) time.Duration {
 	if d > 0 {
@@ -197,7 +178,11 @@ func cmpDuration(d, def time.Duration) time.Duration {
 }
 
 // RunnerID is this manager's runner.
-func (m *Manager) RunnerID() string { return m.runner.ID }
+func (m *Manager) RunnerID() string { return m.runner.ID() }
+
+// Runner is this process as the store knows it, whose turn leases the
+// runtime takes too.
+func (m *Manager) Runner() *runner.Runner { return m.runner }
 
 // Limits are the task limits the manager applies, defaults filled in.
 func (m *Manager) Limits() config.Tasks { return m.limits }
@@ -226,7 +211,7 @@ func (m *Manager) Close(ctx context.Context) error {
 	}
 	close(m.stop)
 	m.done.Wait()
-	if rmErr := m.store.RemoveRunner(context.WithoutCancel(ctx), m.runner.ID); rmErr != nil && err == nil {
+	if rmErr := m.runner.Close(ctx); rmErr != nil && err == nil {
 		err = rmErr
 	}
 	return err
@@ -336,39 +321,6 @@ func (m *Manager) untrack(r *run) {
 	m.wg.Done()
 }
 
-// heartbeat keeps the runner marked alive and, at each beat, ends the
-// tasks of runners that died while this one runs (a reconcile is two
-// reads when nobody died).
-func (m *Manager) heartbeat() {
-	defer m.done.Done()
-	tick := time.NewTicker(m.beat)
-	defer tick.Stop()
-	for {
-		select {
-		case <-m.stop:
-			return
-		case <-tick.C:
-		}
-		ctx := context.Background()
-		_ = m.markAlive(ctx)
-		_, _ = m.Reconcile(ctx)
-	}
-}
-
-// markAlive marks the runner alive in the store, registering it again if
-// another process took it for dead (a long pause?): its tasks were then
-// ended and its runs told so.
-func (m *Manager) markAlive(ctx context.Context) error {
-	err := m.store.TouchRunner(ctx, m.runner.ID)
-	if errors.Is(err, sa.ErrNotFound) {
-		err = m.store.RegisterRunner(ctx, m.runner)
-	}
-	if err == nil {
-		m.alive.Store(time.Now().UnixNano())
-	}
-	return err
-}
-
 // followEndings stops local runs whose task another process ended (a
 // cancel from the command line, a reconcile that took this runner for
 // dead).
@@ -404,79 +356,22 @@ func (m *Manager) followEndings() {
 
 // Reconcile ends the active tasks whose runner is gone, as interrupted,
 // with their notifications. It returns how many it ended.
-func (m *Manager) Reconcile(ctx context.Context) (int, error) {
-	return reconcile(ctx, m.store, m.runner, m.stale)
-}
+func (m *Manager) Reconcile(ctx context.Context) (int, error) { return m.runner.Reconcile(ctx) }
 
 // Reconcile ends, from outside any manager, the active tasks whose runner
 // is gone, as Manager.Reconcile does: commands that only read the store
 // call it so that they never show a task of a dead process as running.
 func Reconcile(ctx context.Context, st sa.Store) (int, error) {
-	host, _ := os.Hostname()
-	return reconcile(ctx, st, sa.Runner{Host: host}, DefaultStaleAfter)
+	return runner.Reconcile(ctx, st, interrupter(st))
 }
 
-// reconcile ends the active tasks whose runner is gone; self (if it has an
-// id) is alive, and runners on self's host are checked by process id.
-//
-// The active tasks are listed before the runners are read: a runner
-// registers before it creates a task, so every listed task's runner is
-// among those read after. Read the other way round, a process that
-// registered and launched a task between the two reads would be taken
-// for dead and its new task ended.
-func reconcile(ctx context.Context, st sa.Store, self sa.Runner, stale time.Duration) (int, error) {
-	active, err := st.ListTasks(ctx, sa.TaskFilter{Active: true, IncludeCleared: true})
-	if err != nil {
-		return 0, err
+// interrupter ends a task whose runner is gone, as interrupted, with its
+// notification.
+func interrupter(st sa.Tasks) runner.Interrupt {
+	return func(ctx context.Context, t sa.Task, check func(*sa.Task) error) error {
+		_, err := finish(ctx, st, t.ID, sa.TaskError, "", interruptedMsg, check, nil)
+		return err
 	}
-	runners, err := st.Runners(ctx)
-	if err != nil {
-		return 0, err
-	}
-	alive := map[string]bool{}
-	if self.ID != "" {
-		alive[self.ID] = true
-	}
-	for _, r := range runners {
-		if r.ID == self.ID {
-			continue
-		}
-		if runnerAlive(r, self.Host, stale) {
-			alive[r.ID] = true
-		} else {
-			_ = st.RemoveRunner(ctx, r.ID)
-		}
-	}
-	ended := 0
-	for _, t := range active {
-		if alive[t.RunnerID] || t.RunnerID == QueueRunner {
-			continue // a queued job is nobody's yet: the queue hands it out
-		}
-		_, err := finish(ctx, st, t.ID, sa.TaskError, "", interruptedMsg, func(cur *sa.Task) error {
-			// Ended, or resumed by another runner, since it was listed:
-			// what was judged of it no longer holds.
-			if alive[cur.RunnerID] || cur.RunnerID != t.RunnerID || cur.ResumeCount != t.ResumeCount {
-				return fmt.Errorf("%w: task %s has a live runner", sa.ErrConflict, cur.ID)
-			}
-			return nil
-		}, nil)
-		if err == nil {
-			ended++
-		}
-	}
-	return ended, nil
-}
-
-// runnerAlive: seen recently, and, on this machine, its process exists and
-// is not a zombie (a killed process its parent has not reaped yet).
-func runnerAlive(r sa.Runner, host string, stale time.Duration) bool {
-	if time.Since(r.SeenAt) > stale {
-		return false
-	}
-	if r.Host == host && r.PID > 0 {
-		return proc.Alive(r.PID)
-	}
-	return true
 }
 
 // Depth returns how many task launches separate a session from a session

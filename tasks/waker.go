@@ -3,6 +3,8 @@ package tasks
 import (
 	"context"
 	"sync"
+
+	sa "github.com/superagents/superagents"
 )
 
 // Waker wakes the agents of the sessions it watches, once per batch of
@@ -107,4 +109,37 @@ func (w *Waker) Check(ctx context.Context, sessionID string) error {
 func (w *Waker) Close() {
 	w.stop()
 	<-w.done
+}
+
+// WakeDue reports whether a session's agent is to be woken to answer its
+// tasks: none of its tasks is active any more (in any process: one wake
+// answers a whole batch), and notifications wait that it has not
+// answered. Every way in and every task that launched tasks of its own
+// wakes by this one rule.
+func (m *Manager) WakeDue(ctx context.Context, sessionID string) (bool, error) {
+	mark, err := m.WakeMark(ctx, sessionID)
+	return mark > 0, err
+}
+
+// WakeMark is WakeDue with, when the agent is due, the id of the newest
+// notification it has not answered (0 when it is not due): a waker that
+// remembers it wakes once for those notifications, however often it
+// looks.
+func (m *Manager) WakeMark(ctx context.Context, sessionID string) (int64, error) {
+	active, err := m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: sessionID, Active: true, IncludeCleared: true, Limit: 1})
+	if err != nil || len(active) > 0 {
+		return 0, err
+	}
+	return m.unseen(ctx, sessionID)
+}
+
+// unseen returns the id of the newest task notification of a session that
+// its agent has not answered yet (it came after its last message), or 0.
+func (m *Manager) unseen(ctx context.Context, sessionID string) (int64, error) {
+	last, ok, err := m.store.LatestMessage(ctx, sessionID, sa.MessageMatch{
+		Kinds: []sa.Kind{sa.KindNotification}, Roles: []sa.Role{sa.RoleAssistant}})
+	if err != nil || !ok || last.Kind != sa.KindNotification {
+		return 0, err
+	}
+	return last.ID, nil
 }

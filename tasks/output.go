@@ -1,0 +1,107 @@
+package tasks
+
+import (
+	"context"
+
+	"errors"
+	"time"
+
+	sa "github.com/superagents/superagents"
+)
+
+// List returns a parent session's tasks, newest first, optionally only
+// those with one status.
+func (m *Manager) List(ctx context.Context, parentSessionID string, status sa.TaskStatus) ([]sa.Task, error) {
+	status, err := sa.ParseTaskStatus(string(status))
+	if err != nil {
+		return nil, err
+	}
+	return m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: parentSessionID, Status: status})
+}
+
+// Block timeouts of Output.
+const (
+	DefaultBlockTimeout = 60 * time.Second
+	MaxBlockTimeout     = 600 * time.Second
+)
+
+// BlockTimeout is how long a blocking Output waits: the timeout asked
+// for, the default when none (0 or less), never more than the maximum.
+func BlockTimeout(asked time.Duration) time.Duration {
+	return min(cmpDuration(asked, DefaultBlockTimeout), MaxBlockTimeout)
+}
+
+// Output is what Output found.
+type Output struct {
+	Task sa.Task
+	// TimedOut is set when a blocking wait ended before the task did.
+	TimedOut bool
+	// Waited is how long a blocking call waited.
+	Waited time.Duration
+	// Partial is the latest answer text of a task that has not finished.
+	Partial string
+}
+
+// Output returns a task's state: for a completed task its result (and the
+// task is marked retrieved), for a running one its progress. With block
+// it first waits until the task ends or the timeout (default 60 s, at most
+// 600 s) passes.
+func (m *Manager) Output(ctx context.Context, ref string, block bool, timeout time.Duration) (Output, error) {
+	t, err := m.store.ResolveTask(ctx, ref)
+	if err != nil {
+		return Output{}, err
+	}
+	var out Output
+	if block && t.Status.Active() {
+		start, limit := time.Now(), BlockTimeout(timeout)
+		if t, out.TimedOut, err = m.waitEnd(ctx, t.ID, limit); err != nil {
+			return Output{}, err
+		}
+		out.Waited = time.Since(start)
+		if out.TimedOut {
+			out.Waited = limit // what was asked, not how late a busy machine noticed
+		}
+	}
+	if t.Status == sa.TaskCompleted && t.ResultRetrievedAt == nil {
+		retrieved, err := m.store.UpdateTask(ctx, t.ID, func(tk *sa.Task) error {
+			if tk.Status != sa.TaskCompleted || tk.ResultRetrievedAt != nil {
+				return errTaskEnded // changed meanwhile: nothing to mark
+			}
+			now := time.Now()
+			tk.ResultRetrievedAt = &now
+			return nil
+		})
+		if err == nil {
+			t = retrieved
+		}
+	}
+	if t.Status.Active() {
+		out.Partial = m.partial(ctx, t.ID)
+	}
+	out.Task = t
+	return out, nil
+}
+
+// waitEnd waits until a task is no longer active, or the timeout passes.
+func (m *Manager) waitEnd(ctx context.Context, id string, timeout time.Duration) (sa.Task, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cursor := m.bus.Now() // before reading the task, so no ending is missed
+	for {
+		t, err := m.store.Task(ctx, id)
+		if err != nil {
+			return sa.Task{}, false, err
+		}
+		if !t.Status.Active() {
+			return t, false, nil
+		}
+		_, err = cursor.NextMatching(ctx, func(c sa.Change) bool { return c.TaskID == id })
+		if errors.Is(err, context.DeadlineExceeded) {
+			t, err := m.store.Task(context.WithoutCancel(ctx), id)
+			return t, t.Status.Active(), err
+		}
+		if err != nil {
+			return sa.Task{}, false, err
+		}
+	}
+}

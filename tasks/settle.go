@@ -1,0 +1,74 @@
+package tasks
+
+import (
+	"context"
+
+	sa "github.com/superagents/superagents"
+)
+
+// Loop is what Settle runs a session's turns with.
+type Loop struct {
+	// Turn runs the session's agent once: wake is false for the first
+	// turn (with its input), true for a wake (no input: the agent answers
+	// the notifications of its ended tasks).
+	Turn func(ctx context.Context, wake bool) error
+	// Waiting, if set, is told when a wait for the session's tasks
+	// starts (true) and ends (false): a task's inactivity clock stops
+	// meanwhile.
+	Waiting func(waiting bool)
+	// BeforeWake, if set, runs once the session's tasks have all ended,
+	// before the waker decides: it shows their notifications, or
+	// refreshes budgets. Its error ends Settle.
+	BeforeWake func(ctx context.Context) error
+}
+
+// Settle is the one turn loop: it runs a session's turn and then, while
+// the session's agent has tasks of its own, waits for them to end (in
+// this process or any other) and wakes the agent once per batch of ended
+// tasks (the waker's rule), running it again. It returns the first error
+// of a turn, a wait or a hook; nil once the agent has no tasks left to
+// wait for, or no notification left to answer. The caller holds the
+// session's lease throughout: `run --wait` and a task waiting for its own
+// tasks settle so, and the runtime's background turns start with it.
+func (m *Manager) Settle(ctx context.Context, sessionID string, l Loop) error {
+	if err := l.Turn(ctx, false); err != nil {
+		return err
+	}
+	due := false
+	waker := m.NewCheckedWaker(func(string) bool { due = true; return true })
+	waker.Watch(sessionID)
+	for {
+		// A session that never had tasks of its own has none to wait for
+		// and no notification to answer: one indexed read tells, where
+		// waiting and checking cost several.
+		own, err := m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: sessionID, IncludeCleared: true, Limit: 1})
+		if err != nil || len(own) == 0 {
+			return err
+		}
+		if err := m.waitTasks(ctx, sessionID, l.Waiting); err != nil {
+			return err
+		}
+		if l.BeforeWake != nil {
+			if err := l.BeforeWake(ctx); err != nil {
+				return err
+			}
+		}
+		due = false
+		if err := waker.Check(ctx, sessionID); err != nil || !due {
+			return err
+		}
+		if err := l.Turn(ctx, true); err != nil {
+			return err
+		}
+	}
+}
+
+// waitTasks waits until no task of the session is active, telling
+// waiting when the wait starts and ends.
+func (m *Manager) waitTasks(ctx context.Context, sessionID string, waiting func(bool)) error {
+	if waiting != nil {
+		waiting(true)
+		defer waiting(false)
+	}
+	return m.WaitIdle(ctx, sessionID)
+}
