@@ -9,7 +9,11 @@ import (
 	sa "github.com/superagents/superagents"
 )
 
-// LockForDelete checks that a session is live, locking its row.
+// LockForDelete checks that a session is live, locking its row. Rows are
+// locked before the id lock (see writeTx.send): the session first, which
+// waits for forks and appends under way, then its tasks (UnclearedTasks);
+// reclaiming runs after MarkDeleted has taken the id lock, so two
+// deletions never reclaim at once.
 func (tx *writeTx) LockForDelete(ctx context.Context, id string) error {
 	_, err := liveSession(ctx, tx, id, lockDelete)
 	return err

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -13,16 +12,11 @@ import (
 
 var _ sa.HostLinker = (*Store)(nil)
 
-const hostLinkColumns = `l.host, l.host_session_id, l.session_id, l.position, l.updated_at`
+// hostLinkColumns are the columns scanHostLink reads, of links l.
+const hostLinkColumns = storekit.HostLinkColumns
 
 func scanHostLink(r pgx.Row) (sa.HostLink, error) {
-	var l sa.HostLink
-	var updated int64
-	if err := r.Scan(binTo{&l.Host}, binTo{&l.HostSessionID}, &l.SessionID, binTo{&l.Position}, &updated); err != nil {
-		return sa.HostLink{}, err
-	}
-	l.UpdatedAt = fromNanos(updated)
-	return l, nil
+	return storekit.ScanHostLink(r.Scan, rawDest)
 }
 
 // HostLink returns the link of a host session to a live session.
@@ -39,13 +33,7 @@ func liveHostLink(ctx context.Context, q querier, host, hostSessionID, lock stri
 	l, err := scanHostLink(q.QueryRow(ctx, `SELECT `+hostLinkColumns+` FROM host_links l
 		JOIN sessions s ON s.id = l.session_id AND s.deleted_at IS NULL
 		WHERE l.host = $1 AND l.host_session_id = $2`+lock, bin(host), bin(hostSessionID)))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return sa.HostLink{}, sa.NotFoundf("no session imported from %s session %s", host, hostSessionID)
-	}
-	if err != nil {
-		return sa.HostLink{}, fmt.Errorf("read host link: %w", err)
-	}
-	return l, nil
+	return l, storekit.HostLinkError(err, pgx.ErrNoRows, host, hostSessionID)
 }
 
 // SessionHostLinks returns the links of the given sessions.

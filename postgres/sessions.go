@@ -196,29 +196,6 @@ func (tx *writeTx) LockParent(ctx context.Context, id string) (sa.Session, error
 	return liveSession(ctx, tx, id, lockRead)
 }
 
-// Append stores messages at the end of a live session, in one transaction.
-func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message) ([]sa.Message, error) {
-	if len(msgs) == 0 {
-		return nil, nil
-	}
-	if err := storekit.ValidateMessages(msgs); err != nil {
-		return nil, err
-	}
-	var stored []sa.Message
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		if _, err := liveSession(ctx, tx, sessionID, lockAppend); err != nil {
-			return err
-		}
-		var err error
-		stored, err = tx.InsertMessages(ctx, sessionID, msgs)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
-	}
-	return stored, nil
-}
-
 // insertMessage writes a message and records it in the change log, in
 // one statement: the change's data is the message's JSON, encoded without
 // its id (the first field), to which the id is added.
@@ -229,25 +206,11 @@ const insertMessage = `WITH m AS (INSERT INTO messages
 		SELECT 'session.message', $2, $14, '{"id":' || m.id || ',' || substr($13::text, 2), $12 FROM m RETURNING id),
 	` + pruneChanges + ` SELECT id FROM m`
 
-// InsertMessages writes messages in order, records each, and returns them
-// as stored. The caller holds the session's row (or created it). The
-// statements go in one round trip, with the id lock.
-func (tx *writeTx) InsertMessages(ctx context.Context, sessionID string, msgs []sa.Message) ([]sa.Message, error) {
-	return insertMessagesOf(ctx, tx, sessionID, "", msgs)
-}
-
-// Notify appends a task's notification to a session.
-func (tx *writeTx) Notify(ctx context.Context, sessionID, taskID string, msg sa.Message) (sa.Message, error) {
-	msgs, err := insertMessagesOf(ctx, tx, sessionID, taskID, []sa.Message{msg})
-	if err != nil {
-		return sa.Message{}, err
-	}
-	return msgs[0], nil
-}
-
-// insertMessagesOf is insertMessages for messages about a task (its
-// notification): their changes carry the task's id.
-func insertMessagesOf(ctx context.Context, tx *writeTx, sessionID, taskID string, msgs []sa.Message) ([]sa.Message, error) {
+// InsertMessages writes messages in order, records each (with the id of
+// the task they are about, if any), and returns them as stored. The
+// caller holds the session's row (or created it). The statements go in
+// one round trip, with the id lock.
+func (tx *writeTx) InsertMessages(ctx context.Context, sessionID, taskID string, msgs []sa.Message) ([]sa.Message, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
@@ -290,51 +253,18 @@ func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int
 	return msgs, err
 }
 
-// readLive runs read on one snapshot in which the session is live; an
-// error says what was read, of which session.
-func (s *Store) readLive(ctx context.Context, sessionID, what string, read func(lineage) error) error {
-	err := s.inRead(ctx, func(q querier) error {
-		if _, err := liveSession(ctx, q, sessionID, ""); err != nil {
-			return err
-		}
-		return read(lineage{q})
-	})
-	if err != nil {
-		return fmt.Errorf("%s of session %s: %w", what, sessionID, err)
-	}
-	return nil
+// lineage is the LineageReader over one transaction.
+type lineage struct {
+	q querier
+	storekit.Lineage
 }
 
-// lineage is the LineageReader over one transaction. It sees deleted
-// sessions too: their messages are still part of their descendants'
-// histories.
-type lineage struct{ q querier }
+func newLineage(q querier) lineage { return lineage{q: q, Lineage: storekit.NewLineage(shared{q})} }
 
-func (l lineage) Link(ctx context.Context, id string) (string, int64, error) {
-	var parent *string
-	var forkPoint *int64
-	err := l.q.QueryRow(ctx, `SELECT parent_id, fork_message_id FROM sessions WHERE id = $1`, id).Scan(&parent, &forkPoint)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", 0, fmt.Errorf("session %s: %w", id, sa.ErrNotFound)
-	}
-	if err != nil || parent == nil {
-		return "", 0, err
-	}
-	return *parent, *forkPoint, nil
-}
-
-func (l lineage) LastClear(ctx context.Context, id string, upto int64) (int64, error) {
-	var last int64
-	err := l.q.QueryRow(ctx,
-		`SELECT COALESCE(MAX(id), 0) FROM messages WHERE session_id = $1 AND kind = 'clear' AND id <= $2`, id, upto).Scan(&last)
-	return last, err
-}
-
-func (l lineage) CountMessages(ctx context.Context, id string, after, upto int64) (int, error) {
-	var n int
-	err := l.q.QueryRow(ctx, `SELECT COUNT(*) FROM messages WHERE session_id = $1 AND id > $2 AND id <= $3`,
-		id, after, upto).Scan(&n)
-	return n, err
+// requireLive checks that a session is live, locking nothing.
+func requireLive(ctx context.Context, q querier, id string) error {
+	_, err := liveSession(ctx, q, id, "")
+	return err
 }
 
 func (l lineage) AppendMessages(ctx context.Context, dst []sa.Message, id string, after, upto int64, limit int) ([]sa.Message, error) {

@@ -21,7 +21,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -59,7 +58,7 @@ type Store struct {
 	schema  string // the schema the tables live in (current_schema())
 	idLock  int64  // advisory lock key taken while handing out ids
 	noLock  bool   // tests and benchmarks only: skip the id lock
-	changed chan struct{}
+	changed storekit.Signal
 
 	stop        context.CancelFunc // stops the listener
 	listened    sync.WaitGroup
@@ -69,6 +68,8 @@ type Store struct {
 	// stores, over this store's write transactions and snapshots.
 	storekit.Ops[*writeTx]
 	storekit.Reads[lineage]
+	storekit.SharedReads
+	readLive storekit.ReadLive[lineage]
 }
 
 // Option configures a Store.
@@ -101,9 +102,19 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", where, err)
 	}
-	s := &Store{pool: pool, now: time.Now, newID: sa.NewID, changed: make(chan struct{}, 1)}
+	s := &Store{pool: pool, now: time.Now, newID: sa.NewID, changed: storekit.NewSignal()}
 	s.Ops = storekit.NewOps(s.inWrite, func() string { return s.newID() })
+	s.readLive = storekit.LiveReads(s.inRead, requireLive, newLineage)
 	s.Reads = storekit.NewReads(s.readLive)
+	s.SharedReads = storekit.NewSharedReads(shared{pool}, func(ctx context.Context, fn func(storekit.Reader) error) error {
+		return s.inRead(ctx, func(q querier) error { return fn(shared{q}) })
+	}, storekit.TaskSQL{
+		// Bytes of valid UTF-8 (folding makes it valid) contain another's
+		// bytes only where its characters are: no wildcards, NUL included.
+		Contains:  func(param string) string { return `position(` + param + `::bytea IN description_folded) > 0` },
+		ToolCalls: `tool_calls`,
+		Limit:     limitArg,
+	})
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -297,7 +308,7 @@ func (s *Store) inWrite(ctx context.Context, fn func(tx *writeTx) error) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	tx := &writeTx{Tx: pgTx, s: s, now: s.now().UTC()}
-	tx.SharedTx = storekit.NewSharedTx(tx)
+	tx.SharedTx = storekit.NewSharedTx(shared{tx})
 	if err := fn(tx); err != nil {
 		_ = pgTx.Rollback(ctx)
 		return err
@@ -306,7 +317,7 @@ func (s *Store) inWrite(ctx context.Context, fn func(tx *writeTx) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	if tx.changed {
-		s.signal()
+		s.changed.Send()
 	}
 	return nil
 }
@@ -345,19 +356,3 @@ func fromNullNanos(n *int64) *time.Time {
 
 // Now is the transaction's time.
 func (tx *writeTx) Now() time.Time { return tx.now }
-
-// ExecShared runs a statement shared with the other store.
-func (tx *writeTx) ExecShared(ctx context.Context, query string, args ...any) error {
-	_, err := tx.Exec(ctx, query, args...)
-	return err
-}
-
-// ScanShared scans the row of a query shared with the other store; no
-// row is sql.ErrNoRows, as storekit expects.
-func (tx *writeTx) ScanShared(ctx context.Context, query string, args []any, dest ...any) error {
-	err := tx.QueryRow(ctx, query, args...).Scan(dest...)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return sql.ErrNoRows
-	}
-	return err
-}

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -14,35 +12,11 @@ import (
 	"github.com/superagents/superagents/internal/storekit"
 )
 
-const taskColumns = `id, parent_session_id, parent_message_id, parent_agent, description, prompt, agent, status,
-	started_at, completed_at, result_retrieved_at, result, error, progress, batch_id, resume_count, is_forked,
-	timeout_ms, runner_id, cleared_at, created_at, max_cost, max_tokens, worktree, may_ask`
+// taskColumns are the columns scanTask reads.
+const taskColumns = storekit.TaskColumns
 
 func scanTask(r pgx.Row) (sa.Task, error) {
-	var (
-		t                             sa.Task
-		started, created, timeoutMS   int64
-		completed, retrieved, cleared *int64
-		progress                      string
-		worktree                      []byte
-	)
-	err := r.Scan(&t.ID, &t.ParentSessionID, &t.ParentMessageID, binTo{&t.ParentAgent}, binTo{&t.Description},
-		binTo{&t.Prompt}, binTo{&t.Agent}, &t.Status, &started, &completed, &retrieved, binTo{&t.Result},
-		binTo{&t.Error}, &progress, binTo{&t.BatchID}, &t.ResumeCount, &t.IsForked, &timeoutMS, &t.RunnerID,
-		&cleared, &created, &t.Budget.MaxCost, &t.Budget.MaxTokens, &worktree, &t.MayAsk)
-	if err != nil {
-		return sa.Task{}, err
-	}
-	if t.Worktree, err = storekit.DecodeWorktree(t.ID, worktree); err != nil {
-		return sa.Task{}, err
-	}
-	if err := json.Unmarshal([]byte(progress), &t.Progress); err != nil {
-		return sa.Task{}, fmt.Errorf("%w: task %s has unreadable progress: %v", sa.ErrCorrupt, t.ID, err)
-	}
-	t.StartedAt, t.CreatedAt = fromNanos(started), fromNanos(created)
-	t.CompletedAt, t.ResultRetrievedAt, t.ClearedAt = fromNullNanos(completed), fromNullNanos(retrieved), fromNullNanos(cleared)
-	t.Timeout = sa.Seconds(time.Duration(timeoutMS) * time.Millisecond)
-	return t, nil
+	return storekit.ScanTask(r.Scan, rawDest)
 }
 
 // CreateTask creates a task and its child session (forked from the parent
@@ -90,11 +64,7 @@ func (tx *writeTx) ActiveBatch(ctx context.Context, parentID string) (string, er
 // InsertTask writes a new task and records its creation, in one round
 // trip.
 func (tx *writeTx) InsertTask(ctx context.Context, t sa.Task) error {
-	progress, err := json.Marshal(t.Progress)
-	if err != nil {
-		return fmt.Errorf("encode progress: %w", err)
-	}
-	worktree, err := storekit.EncodeWorktree(t.Worktree)
+	progress, worktree, err := storekit.EncodeTask(t)
 	if err != nil {
 		return err
 	}
@@ -145,61 +115,13 @@ func (s *Store) ResolveTask(ctx context.Context, ref string) (sa.Task, error) {
 	return readTask(ctx, s.pool, id, false)
 }
 
-// taskWhere turns a filter into a WHERE clause and its arguments, whose
-// placeholders start after the first skip ones.
-func taskWhere(f sa.TaskFilter, skip int) (string, []any) {
-	where := ` WHERE TRUE`
-	var args []any
-	add := func(cond string, arg any) {
-		args = append(args, arg)
-		where += ` AND ` + cond + ` $` + strconv.Itoa(skip+len(args))
-	}
-	// A key no row can hold (NUL, invalid UTF-8) selects nothing.
-	text := func(column, v string) {
-		if storekit.Storable(v) {
-			add(column+` =`, v)
-		} else {
-			where += ` AND FALSE`
-		}
-	}
-	if f.ParentSessionID != "" {
-		text(`parent_session_id`, f.ParentSessionID)
-	}
-	if f.Status != "" {
-		text(`status`, string(f.Status))
-	}
-	if f.Agent != "" {
-		add(`agent =`, bin(f.Agent))
-	}
-	if f.BatchID != "" {
-		add(`batch_id =`, bin(f.BatchID))
-	}
-	if f.RunnerID != "" {
-		text(`runner_id`, f.RunnerID)
-	}
-	if f.Search != "" {
-		// Bytes of valid UTF-8 (folding makes it valid) contain another's
-		// bytes only where its characters are: no wildcards, NUL included.
-		args = append(args, bin(sa.FoldCase(f.Search)))
-		where += ` AND position($` + strconv.Itoa(skip+len(args)) + `::bytea IN description_folded) > 0`
-	}
-	if f.Active {
-		where += ` AND status IN ('queued', 'running', 'resumed')`
-	}
-	if !f.IncludeCleared {
-		where += ` AND cleared_at IS NULL`
-	}
-	return where, args
-}
-
 // ListTasks lists tasks, newest first.
 func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, error) {
-	if err := storekit.CheckPage("tasks", f.Offset, f.Limit); err != nil {
+	query, args, err := s.TaskListQuery(f, taskColumns)
+	if err != nil {
 		return nil, err
 	}
-	where, args := taskWhere(f, 2)
-	query := `SELECT ` + taskColumns + ` FROM tasks` + where + ` ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`
-	rows, err := s.pool.Query(ctx, query, append([]any{limitArg(f.Limit), f.Offset}, args...)...)
+	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)
 	}
@@ -208,60 +130,6 @@ func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, erro
 		return nil, fmt.Errorf("list tasks: %w", err)
 	}
 	return out, nil
-}
-
-// CountTasks counts the tasks a filter selects.
-func (s *Store) CountTasks(ctx context.Context, f sa.TaskFilter) (int, error) {
-	where, args := taskWhere(f, 0)
-	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT COUNT(*) FROM tasks`+where, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count tasks: %w", err)
-	}
-	return n, nil
-}
-
-// TaskStats sums up the tasks a filter selects, from one snapshot.
-func (s *Store) TaskStats(ctx context.Context, f sa.TaskFilter) (sa.TaskStats, error) {
-	where, args := taskWhere(f, 0)
-	stats := sa.TaskStats{ByStatus: map[sa.TaskStatus]int{}, ByAgent: map[string]int{}}
-	err := s.inRead(ctx, func(q querier) error {
-		groups := []struct {
-			column string
-			add    func(key string, n int)
-		}{
-			{"convert_to(status, 'UTF8')", func(k string, n int) { stats.ByStatus[sa.TaskStatus(k)] = n; stats.Total += n }},
-			{"agent", func(k string, n int) { stats.ByAgent[k] = n }},
-		}
-		for _, g := range groups {
-			rows, err := q.Query(ctx, `SELECT `+g.column+`, COUNT(*) FROM tasks`+where+` GROUP BY 1`, args...)
-			if err != nil {
-				return err
-			}
-			var key string
-			var n int
-			_, err = pgx.ForEachRow(rows, []any{binTo{&key}, &n}, func() error { g.add(key, n); return nil })
-			if err != nil {
-				return err
-			}
-		}
-		var avg *float64
-		var low, high, calls *int64
-		err := q.QueryRow(ctx, `SELECT COUNT(completed_at), AVG(completed_at - started_at)::float8,
-			MIN(completed_at - started_at), MAX(completed_at - started_at), SUM(tool_calls)::bigint
-			FROM tasks`+where, args...).Scan(&stats.Durations.Count, &avg, &low, &high, &calls)
-		if avg != nil {
-			stats.Durations.Avg = time.Duration(*avg)
-			stats.Durations.Min, stats.Durations.Max = time.Duration(*low), time.Duration(*high)
-		}
-		if calls != nil {
-			stats.ToolCalls = int(*calls)
-		}
-		return err
-	})
-	if err != nil {
-		return sa.TaskStats{}, fmt.Errorf("task stats: %w", err)
-	}
-	return stats, nil
 }
 
 // ResolveBatch finds a batch by full id or unique prefix.

@@ -136,7 +136,7 @@ func (s *Store) commitBatch(batch []*writeRequest) {
 	}
 	s.writeStmts.warm(ctx)
 	if changed {
-		s.signal()
+		s.changed.Send()
 	}
 }
 
@@ -155,7 +155,7 @@ func (s *Store) runBatch(ctx context.Context, sqlTx *sql.Tx, batch []*writeReque
 			continue
 		}
 		tx := &writeTx{cachedTx: stmts, ctx: ctx, now: s.now().UTC()}
-		tx.SharedTx = storekit.NewSharedTx(tx)
+		tx.SharedTx = storekit.NewSharedTx(shared{tx})
 		if savepoints {
 			if _, err := tx.ExecContext(ctx, `SAVEPOINT one_write`); err != nil {
 				return nil, false, fmt.Errorf("begin a write: %w", err)

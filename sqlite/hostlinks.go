@@ -3,24 +3,19 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/storekit"
 )
 
 var _ sa.HostLinker = (*Store)(nil)
 
-const hostLinkColumns = `l.host, l.host_session_id, l.session_id, l.position, l.updated_at`
+// hostLinkColumns are the columns scanHostLink reads, of links l.
+const hostLinkColumns = storekit.HostLinkColumns
 
 func scanHostLink(r rowScanner) (sa.HostLink, error) {
-	var l sa.HostLink
-	var updated int64
-	if err := r.Scan(&l.Host, &l.HostSessionID, &l.SessionID, &l.Position, &updated); err != nil {
-		return sa.HostLink{}, err
-	}
-	l.UpdatedAt = fromNanos(updated)
-	return l, nil
+	return storekit.ScanHostLink(r.Scan, rawDest)
 }
 
 // HostLink returns the link of a host session to a live session.
@@ -32,13 +27,7 @@ func liveHostLink(ctx context.Context, q querier, host, hostSessionID string) (s
 	l, err := scanHostLink(q.QueryRowContext(ctx, `SELECT `+hostLinkColumns+` FROM host_links l
 		JOIN sessions s ON s.id = l.session_id AND s.deleted_at IS NULL
 		WHERE l.host = ? AND l.host_session_id = ?`, host, hostSessionID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return sa.HostLink{}, sa.NotFoundf("no session imported from %s session %s", host, hostSessionID)
-	}
-	if err != nil {
-		return sa.HostLink{}, fmt.Errorf("read host link: %w", err)
-	}
-	return l, nil
+	return l, storekit.HostLinkError(err, sql.ErrNoRows, host, hostSessionID)
 }
 
 // SessionHostLinks returns the links of the given sessions.

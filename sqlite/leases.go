@@ -19,23 +19,6 @@ func (tx *writeTx) Lease(ctx context.Context, sessionID string) (sa.TurnLease, e
 	return readLease(ctx, tx, sessionID)
 }
 
-// PutLease writes a lease, replacing the one on its session.
-func (tx *writeTx) PutLease(ctx context.Context, l sa.TurnLease) error {
-	return tx.putLease(ctx, l, ` ON CONFLICT (session_id) DO UPDATE SET runner_id = excluded.runner_id,
-		holder = excluded.holder, task_id = excluded.task_id, acquired_at = excluded.acquired_at`)
-}
-
-// InsertLease writes the lease of a task's run on its new session.
-func (tx *writeTx) InsertLease(ctx context.Context, l sa.TurnLease) error {
-	return tx.putLease(ctx, l, "")
-}
-
-func (tx *writeTx) putLease(ctx context.Context, l sa.TurnLease, onConflict string) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO turn_leases (session_id, runner_id, holder, task_id, acquired_at)
-		VALUES (?, ?, ?, ?, ?)`+onConflict, l.SessionID, l.RunnerID, l.Holder, l.TaskID, nanos(l.AcquiredAt))
-	return err
-}
-
 // exists reports whether a query finds a row.
 func exists(ctx context.Context, q querier, query string, args ...any) (bool, error) {
 	var one int

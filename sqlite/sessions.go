@@ -177,47 +177,9 @@ func (tx *writeTx) LockParent(ctx context.Context, id string) (sa.Session, error
 	return liveSession(ctx, tx, id)
 }
 
-// Append stores messages at the end of a live session, in one transaction.
-func (s *Store) Append(ctx context.Context, sessionID string, msgs ...sa.Message) ([]sa.Message, error) {
-	if len(msgs) == 0 {
-		return nil, nil
-	}
-	if err := storekit.ValidateMessages(msgs); err != nil {
-		return nil, err
-	}
-	var stored []sa.Message
-	err := s.inWrite(ctx, func(tx *writeTx) error {
-		if err := requireLive(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		var err error
-		stored, err = tx.InsertMessages(ctx, sessionID, msgs)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
-	}
-	return stored, nil
-}
-
-// InsertMessages writes messages in order, records each, and returns them
-// as stored.
-func (tx *writeTx) InsertMessages(ctx context.Context, sessionID string, msgs []sa.Message) ([]sa.Message, error) {
-	return insertMessagesOf(ctx, tx, sessionID, "", msgs)
-}
-
-// Notify appends a task's notification to a session.
-func (tx *writeTx) Notify(ctx context.Context, sessionID, taskID string, msg sa.Message) (sa.Message, error) {
-	msgs, err := insertMessagesOf(ctx, tx, sessionID, taskID, []sa.Message{msg})
-	if err != nil {
-		return sa.Message{}, err
-	}
-	return msgs[0], nil
-}
-
-// insertMessagesOf is insertMessages for messages about a task (its
-// notification): their changes carry the task's id.
-func insertMessagesOf(ctx context.Context, tx *writeTx, sessionID, taskID string, msgs []sa.Message) ([]sa.Message, error) {
+// InsertMessages writes messages in order, records each (with the id of
+// the task they are about, if any), and returns them as stored.
+func (tx *writeTx) InsertMessages(ctx context.Context, sessionID, taskID string, msgs []sa.Message) ([]sa.Message, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
@@ -254,59 +216,20 @@ func (s *Store) MessagesAfter(ctx context.Context, sessionID string, afterID int
 	if err := requireLive(ctx, s.reader, sessionID); err != nil {
 		return nil, fmt.Errorf("messages of session %s: %w", sessionID, err)
 	}
-	msgs, err := lineage{s.reader}.AppendMessages(ctx, nil, sessionID, afterID, math.MaxInt64, 0)
+	msgs, err := lineage{q: s.reader}.AppendMessages(ctx, nil, sessionID, afterID, math.MaxInt64, 0)
 	if err != nil {
 		return nil, fmt.Errorf("messages of session %s: %w", sessionID, err)
 	}
 	return msgs, nil
 }
 
-// readLive runs read on one snapshot in which the session is live; an
-// error says what was read, of which session.
-func (s *Store) readLive(ctx context.Context, sessionID, what string, read func(lineage) error) error {
-	err := s.inRead(ctx, func(q querier) error {
-		if err := requireLive(ctx, q, sessionID); err != nil {
-			return err
-		}
-		return read(lineage{q})
-	})
-	if err != nil {
-		return fmt.Errorf("%s of session %s: %w", what, sessionID, err)
-	}
-	return nil
+// lineage is the LineageReader over one transaction.
+type lineage struct {
+	q querier
+	storekit.Lineage
 }
 
-// lineage is the LineageReader over one transaction. It sees deleted
-// sessions too: their messages are still part of their descendants'
-// histories.
-type lineage struct{ q querier }
-
-func (l lineage) Link(ctx context.Context, id string) (string, int64, error) {
-	var parent sql.NullString
-	var forkPoint sql.NullInt64
-	err := l.q.QueryRowContext(ctx, `SELECT parent_id, fork_message_id FROM sessions WHERE id = ?`, id).Scan(&parent, &forkPoint)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", 0, fmt.Errorf("session %s: %w", id, sa.ErrNotFound)
-	}
-	if err != nil {
-		return "", 0, err
-	}
-	return parent.String, forkPoint.Int64, nil
-}
-
-func (l lineage) LastClear(ctx context.Context, id string, upto int64) (int64, error) {
-	var last int64
-	err := l.q.QueryRowContext(ctx,
-		`SELECT COALESCE(MAX(id), 0) FROM messages WHERE session_id = ? AND kind = 'clear' AND id <= ?`, id, upto).Scan(&last)
-	return last, err
-}
-
-func (l lineage) CountMessages(ctx context.Context, id string, after, upto int64) (int, error) {
-	var n int
-	err := l.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE session_id = ? AND id > ? AND id <= ?`,
-		id, after, upto).Scan(&n)
-	return n, err
-}
+func newLineage(q querier) lineage { return lineage{q: q, Lineage: storekit.NewLineage(shared{q})} }
 
 func (l lineage) AppendMessages(ctx context.Context, dst []sa.Message, id string, after, upto int64, limit int) ([]sa.Message, error) {
 	rows, err := l.q.QueryContext(ctx, `SELECT `+messageColumns+`

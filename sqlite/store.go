@@ -9,6 +9,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -51,8 +52,8 @@ type Store struct {
 	read    *sql.DB // read-only pool, deferred transactions
 	now     func() time.Time
 	newID   func() string
-	changed chan struct{} // see Changed
-	writes  writeQueue    // see inWrite
+	changed storekit.Signal // see Changed
+	writes  writeQueue      // see inWrite
 
 	writeStmts, readStmts *stmtCache
 	reader                cachedDB // queries outside transactions
@@ -61,6 +62,7 @@ type Store struct {
 	// stores, over this store's write transactions and snapshots.
 	storekit.Ops[*writeTx]
 	storekit.Reads[lineage]
+	storekit.SharedReads
 }
 
 // Option configures a Store.
@@ -107,11 +109,18 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	readers := max(4, runtime.GOMAXPROCS(0))
 	read.SetMaxOpenConns(readers)
 	read.SetMaxIdleConns(readers)
-	s := &Store{write: write, read: read, now: time.Now, newID: sa.NewID, changed: make(chan struct{}, 1),
+	s := &Store{write: write, read: read, now: time.Now, newID: sa.NewID, changed: storekit.NewSignal(),
 		writeStmts: newStmtCache(write), readStmts: newStmtCache(read)}
-	s.Ops = storekit.NewOps(s.inWrite, func() string { return s.newID() })
-	s.Reads = storekit.NewReads(s.readLive)
 	s.reader = cachedDB{s.readStmts}
+	s.Ops = storekit.NewOps(s.inWrite, func() string { return s.newID() })
+	s.Reads = storekit.NewReads(storekit.LiveReads(s.inRead, requireLive, newLineage))
+	s.SharedReads = storekit.NewSharedReads(shared{s.reader}, func(ctx context.Context, fn func(storekit.Reader) error) error {
+		return s.inRead(ctx, func(q querier) error { return fn(shared{q}) })
+	}, storekit.TaskSQL{
+		Contains:  func(param string) string { return containsFoldFunc + `(description, ` + param + `)` },
+		ToolCalls: `COALESCE(json_extract(progress, '$.tool_calls'), 0)`,
+		Limit:     func(limit int) any { return cmp.Or(limit, -1) }, // SQLite's "no limit"
+	})
 	for _, opt := range opts {
 		opt(s)
 	}

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -9,40 +8,16 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"time"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/internal/storekit"
 )
 
-const taskColumns = `id, parent_session_id, parent_message_id, parent_agent, description, prompt, agent, status,
-	started_at, completed_at, result_retrieved_at, result, error, progress, batch_id, resume_count, is_forked,
-	timeout_ms, runner_id, cleared_at, created_at, max_cost, max_tokens, worktree, may_ask`
+// taskColumns are the columns scanTask reads.
+const taskColumns = storekit.TaskColumns
 
 func scanTask(r rowScanner) (sa.Task, error) {
-	var (
-		t                             sa.Task
-		started, created, timeoutMS   int64
-		completed, retrieved, cleared sql.NullInt64
-		progress, worktree            []byte
-		forked, mayAsk                int
-	)
-	err := r.Scan(&t.ID, &t.ParentSessionID, &t.ParentMessageID, &t.ParentAgent, &t.Description, &t.Prompt, &t.Agent,
-		&t.Status, &started, &completed, &retrieved, &t.Result, &t.Error, &progress, &t.BatchID, &t.ResumeCount,
-		&forked, &timeoutMS, &t.RunnerID, &cleared, &created, &t.Budget.MaxCost, &t.Budget.MaxTokens, &worktree, &mayAsk)
-	if err != nil {
-		return sa.Task{}, err
-	}
-	if t.Worktree, err = storekit.DecodeWorktree(t.ID, worktree); err != nil {
-		return sa.Task{}, err
-	}
-	if err := json.Unmarshal(progress, &t.Progress); err != nil {
-		return sa.Task{}, fmt.Errorf("%w: task %s has unreadable progress: %v", sa.ErrCorrupt, t.ID, err)
-	}
-	t.StartedAt, t.CreatedAt = fromNanos(started), fromNanos(created)
-	t.CompletedAt, t.ResultRetrievedAt, t.ClearedAt = fromNullNanos(completed), fromNullNanos(retrieved), fromNullNanos(cleared)
-	t.IsForked, t.MayAsk, t.Timeout = forked != 0, mayAsk != 0, sa.Seconds(time.Duration(timeoutMS)*time.Millisecond)
-	return t, nil
+	return storekit.ScanTask(r.Scan, rawDest)
 }
 
 // CreateTask creates a task and its child session (forked from the parent
@@ -78,11 +53,7 @@ func (tx *writeTx) ActiveBatch(ctx context.Context, parentID string) (string, er
 
 // InsertTask writes a new task and records its creation.
 func (tx *writeTx) InsertTask(ctx context.Context, t sa.Task) error {
-	progress, err := json.Marshal(t.Progress)
-	if err != nil {
-		return fmt.Errorf("encode progress: %w", err)
-	}
-	worktree, err := storekit.EncodeWorktree(t.Worktree)
+	progress, worktree, err := storekit.EncodeTask(t)
 	if err != nil {
 		return err
 	}
@@ -184,54 +155,11 @@ func (s *Store) ResolveTask(ctx context.Context, ref string) (sa.Task, error) {
 	return readTask(ctx, s.reader, id)
 }
 
-// taskWhere turns a filter into a WHERE clause and its arguments.
-func taskWhere(f sa.TaskFilter) (string, []any) {
-	where := ` WHERE 1 = 1`
-	var args []any
-	add := func(cond string, arg any) {
-		where += ` AND ` + cond
-		args = append(args, arg)
-	}
-	if f.ParentSessionID != "" {
-		add(`parent_session_id = ?`, f.ParentSessionID)
-	}
-	if f.Status != "" {
-		add(`status = ?`, f.Status)
-	}
-	if f.Agent != "" {
-		add(`agent = ?`, f.Agent)
-	}
-	if f.BatchID != "" {
-		add(`batch_id = ?`, f.BatchID)
-	}
-	if f.RunnerID != "" {
-		add(`runner_id = ?`, f.RunnerID)
-	}
-	if f.Search != "" {
-		// Not LIKE: it knows the case of ASCII letters only, and takes %
-		// and _ for wildcards. The search is folded once, here.
-		add(containsFoldFunc+`(description, ?)`, foldCase(f.Search))
-	}
-	if f.Active {
-		where += ` AND status IN ('queued', 'running', 'resumed')`
-	}
-	if !f.IncludeCleared {
-		where += ` AND cleared_at IS NULL`
-	}
-	return where, args
-}
-
 // ListTasks lists tasks, newest first.
 func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, error) {
-	if err := storekit.CheckPage("tasks", f.Offset, f.Limit); err != nil {
+	query, args, err := s.TaskListQuery(f, taskColumns)
+	if err != nil {
 		return nil, err
-	}
-	where, args := taskWhere(f)
-	query := `SELECT ` + taskColumns + ` FROM tasks` + where + ` ORDER BY created_at DESC, id DESC`
-	if f.Limit > 0 || f.Offset > 0 {
-		// SQLite needs a LIMIT before an OFFSET: -1 is no limit.
-		query += limitOffset
-		args = append(args, cmp.Or(f.Limit, -1), f.Offset)
 	}
 	rows, err := s.reader.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -250,63 +178,6 @@ func (s *Store) ListTasks(ctx context.Context, f sa.TaskFilter) ([]sa.Task, erro
 		return nil, fmt.Errorf("list tasks: %w", err)
 	}
 	return out, nil
-}
-
-// CountTasks counts the tasks a filter selects.
-func (s *Store) CountTasks(ctx context.Context, f sa.TaskFilter) (int, error) {
-	where, args := taskWhere(f)
-	var n int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM tasks`+where, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count tasks: %w", err)
-	}
-	return n, nil
-}
-
-// TaskStats sums up the tasks a filter selects, in one read transaction.
-func (s *Store) TaskStats(ctx context.Context, f sa.TaskFilter) (sa.TaskStats, error) {
-	where, args := taskWhere(f)
-	stats := sa.TaskStats{ByStatus: map[sa.TaskStatus]int{}, ByAgent: map[string]int{}}
-	err := s.inRead(ctx, func(q querier) error {
-		groups := []struct {
-			column string
-			add    func(key string, n int)
-		}{
-			{"status", func(k string, n int) { stats.ByStatus[sa.TaskStatus(k)] = n; stats.Total += n }},
-			{"agent", func(k string, n int) { stats.ByAgent[k] = n }},
-		}
-		for _, g := range groups {
-			rows, err := q.QueryContext(ctx, `SELECT `+g.column+`, COUNT(*) FROM tasks`+where+` GROUP BY `+g.column, args...)
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var key string
-				var n int
-				if err := rows.Scan(&key, &n); err != nil {
-					rows.Close()
-					return err
-				}
-				g.add(key, n)
-			}
-			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-				return err
-			}
-		}
-		var avg sql.NullFloat64
-		var low, high, calls sql.NullInt64
-		err := q.QueryRowContext(ctx, `SELECT COUNT(completed_at), AVG(completed_at - started_at),
-			MIN(completed_at - started_at), MAX(completed_at - started_at),
-			SUM(COALESCE(json_extract(progress, '$.tool_calls'), 0)) FROM tasks`+where, args...).
-			Scan(&stats.Durations.Count, &avg, &low, &high, &calls)
-		stats.Durations.Avg = time.Duration(avg.Float64)
-		stats.Durations.Min, stats.Durations.Max = time.Duration(low.Int64), time.Duration(high.Int64)
-		stats.ToolCalls = int(calls.Int64)
-		return err
-	})
-	if err != nil {
-		return sa.TaskStats{}, fmt.Errorf("task stats: %w", err)
-	}
-	return stats, nil
 }
 
 // ResolveBatch finds a batch by full id or unique prefix.

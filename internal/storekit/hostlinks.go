@@ -86,7 +86,7 @@ func appendHost(ctx context.Context, tx HostTx, link sa.HostLink, from string, m
 		return nil, sa.HostLink{}, fmt.Errorf("%w: %s session %s was imported further meanwhile", sa.ErrConflict, link.Host, link.HostSessionID)
 	}
 	link.SessionID, link.UpdatedAt = cur.SessionID, now
-	stored, err := tx.InsertMessages(ctx, cur.SessionID, msgs)
+	stored, err := tx.InsertMessages(ctx, cur.SessionID, "", msgs)
 	if err != nil {
 		return nil, sa.HostLink{}, err
 	}
@@ -94,4 +94,32 @@ func appendHost(ctx context.Context, tx HostTx, link sa.HostLink, from string, m
 		return nil, sa.HostLink{}, fmt.Errorf("update host link: %w", err)
 	}
 	return stored, link, nil
+}
+
+// HostLinkError is the error of a read of the link of a host's session
+// that failed with err (noRows: the store's error for no row), nil for
+// none.
+func HostLinkError(err, noRows error, host, hostSessionID string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, noRows):
+		return sa.NotFoundf("no session imported from %s session %s", host, hostSessionID)
+	}
+	return fmt.Errorf("read host link: %w", err)
+}
+
+// HostLinkColumns are the columns of a host link l ScanHostLink reads.
+const HostLinkColumns = `l.host, l.host_session_id, l.session_id, l.position, l.updated_at`
+
+// ScanHostLink reads a link from a row of HostLinkColumns through scan,
+// its raw-bytes columns through rawDest (see Reader).
+func ScanHostLink(scan func(dest ...any) error, rawDest func(p *string) any) (sa.HostLink, error) {
+	var l sa.HostLink
+	var updated int64
+	if err := scan(rawDest(&l.Host), rawDest(&l.HostSessionID), &l.SessionID, rawDest(&l.Position), &updated); err != nil {
+		return sa.HostLink{}, err
+	}
+	l.UpdatedAt = time.Unix(0, updated).UTC()
+	return l, nil
 }

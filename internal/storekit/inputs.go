@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	sa "github.com/superagents/superagents"
 )
@@ -63,8 +64,9 @@ type InputTx interface {
 	// RunInputs reads the requests of a task's current run (see
 	// InputRequests).
 	RunInputs(ctx context.Context, taskID string) ([]sa.InputRequest, error)
-	// StoreAnswer writes the answer to one request.
-	StoreAnswer(ctx context.Context, taskID, key string, answer json.RawMessage) error
+	// StoreAnswer writes the answer to one request, answered at now
+	// (nanoseconds).
+	StoreAnswer(ctx context.Context, taskID, key string, answer json.RawMessage, now int64) error
 	// RecordTaskUpdated records a change of task t in the log.
 	RecordTaskUpdated(ctx context.Context, t sa.Task) error
 }
@@ -143,7 +145,7 @@ func (o Ops[T]) AnswerInputs(ctx context.Context, taskID string, answers map[str
 			return nil
 		}
 		for _, k := range keys {
-			if err := tx.StoreAnswer(ctx, taskID, k, answers[k]); err != nil {
+			if err := tx.StoreAnswer(ctx, taskID, k, answers[k], tx.Now().UnixNano()); err != nil {
 				return fmt.Errorf("store answer: %w", err)
 			}
 		}
@@ -153,4 +155,44 @@ func (o Ops[T]) AnswerInputs(ctx context.Context, taskID string, answers map[str
 		return nil, fmt.Errorf("answer task %s: %w", sa.ShortID(taskID), err)
 	}
 	return keys, nil
+}
+
+// RunInputs reads the requests of a task's current run.
+func (tx SharedTx) RunInputs(ctx context.Context, taskID string) ([]sa.InputRequest, error) {
+	return runInputs(ctx, tx.c, taskID)
+}
+
+// InputRequests returns the requests of a task's current run.
+func (s SharedReads) InputRequests(ctx context.Context, taskID string) ([]sa.InputRequest, error) {
+	return InputRequests(ctx, func(ctx context.Context, id string) ([]sa.InputRequest, error) {
+		return runInputs(ctx, s.db, id)
+	}, taskID)
+}
+
+// runInputs reads the requests of a task's current run, oldest first:
+// none unless the task is active.
+func runInputs(ctx context.Context, r Reader, taskID string) ([]sa.InputRequest, error) {
+	var (
+		out               []sa.InputRequest
+		in                sa.InputRequest
+		request, response string
+		created           int64
+		answered          *int64
+	)
+	// An answer is JSON, never empty: empty is none.
+	err := r.EachShared(ctx, `SELECT i.task_id, i.key, i.message, i.request, COALESCE(i.response, ''), i.created_at, i.answered_at
+		FROM task_inputs i JOIN tasks t ON t.id = i.task_id
+		WHERE i.task_id = $1 AND t.status IN ($2, $3, $4) AND i.created_at >= t.started_at
+		ORDER BY i.created_at, i.key`, []any{taskID, string(sa.TaskQueued), string(sa.TaskRunning), string(sa.TaskResumed)},
+		[]any{&in.TaskID, r.RawDest(&in.Key), r.RawDest(&in.Message), r.RawDest(&request), r.RawDest(&response), &created, &answered},
+		func() error {
+			in.Request, in.Response = json.RawMessage(request), nil
+			if response != "" {
+				in.Response = json.RawMessage(response)
+			}
+			in.CreatedAt, in.AnsweredAt = time.Unix(0, created).UTC(), nanosTime(answered)
+			out = append(out, in)
+			return nil
+		})
+	return out, err
 }

@@ -21,8 +21,9 @@ type LeaseTx interface {
 	Lease(ctx context.Context, sessionID string) (sa.TurnLease, error)
 	// RunnerRegistered reports whether a runner is still registered.
 	RunnerRegistered(ctx context.Context, id string) (bool, error)
-	// PutLease writes a lease, replacing the one on its session.
-	PutLease(ctx context.Context, l sa.TurnLease) error
+	// PutLease writes a lease, replacing the one on its session if
+	// replace is set.
+	PutLease(ctx context.Context, l sa.TurnLease, replace bool) error
 }
 
 // CheckTurnLease refuses a lease request without a session and a runner,
@@ -69,7 +70,7 @@ func acquireTurn(ctx context.Context, tx LeaseTx, l sa.TurnLease, now time.Time)
 		return sa.TurnLease{}, err
 	}
 	l.AcquiredAt = now
-	if err := tx.PutLease(ctx, l); err != nil {
+	if err := tx.PutLease(ctx, l, true); err != nil {
 		return sa.TurnLease{}, fmt.Errorf("write lease: %w", err)
 	}
 	return l, nil

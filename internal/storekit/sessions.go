@@ -15,8 +15,9 @@ type SessionTx interface {
 	// InsertSession writes a session's row and records its creation.
 	InsertSession(ctx context.Context, sess sa.Session) error
 	// InsertMessages appends messages (checked by ValidateMessages) to a
-	// session, recording each, and returns them as stored.
-	InsertMessages(ctx context.Context, sessionID string, msgs []sa.Message) ([]sa.Message, error)
+	// session, recording each with the id of the task they are about (""
+	// for none), and returns them as stored.
+	InsertMessages(ctx context.Context, sessionID, taskID string, msgs []sa.Message) ([]sa.Message, error)
 }
 
 // createSession creates in tx root session sess with its first messages.
@@ -27,7 +28,7 @@ func createSession(ctx context.Context, tx SessionTx, sess sa.Session, msgs []sa
 	if err := tx.InsertSession(ctx, sess); err != nil {
 		return sa.Session{}, err
 	}
-	if _, err := tx.InsertMessages(ctx, sess.ID, msgs); err != nil {
+	if _, err := tx.InsertMessages(ctx, sess.ID, "", msgs); err != nil {
 		return sa.Session{}, err
 	}
 	return sess, nil
@@ -75,7 +76,7 @@ func fork(ctx context.Context, tx ForkTx, childID, parentID string, opts sa.Fork
 	if err := tx.InsertSession(ctx, child); err != nil {
 		return sa.Session{}, err
 	}
-	if _, err := tx.InsertMessages(ctx, child.ID, opts.Messages); err != nil {
+	if _, err := tx.InsertMessages(ctx, child.ID, "", opts.Messages); err != nil {
 		return sa.Session{}, err
 	}
 	return child, nil

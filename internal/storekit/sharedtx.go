@@ -3,19 +3,39 @@ package storekit
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"os"
+
+	sa "github.com/superagents/superagents"
 )
 
-// Conn runs, in a store's write transaction, the statements both stores
-// share. Their text numbers its parameters ($1, $2...), which SQLite and
-// PostgreSQL both read, and their arguments and columns are ids (text
-// every store holds alike, see Storable) and integers.
-type Conn interface {
-	// ExecShared runs a statement.
-	ExecShared(ctx context.Context, query string, args ...any) error
+// Reader runs, on a store's connection or one of its snapshots, the
+// queries both stores share. Their text numbers its parameters ($1,
+// $2...), which SQLite and PostgreSQL both read, each first used in
+// order (SQLite numbers named parameters as they first appear). Ids are
+// text every store holds alike (see Storable); a column PostgreSQL keeps
+// as raw bytes (bytea: names and text from outside, which may be any
+// bytes) goes in through Raw and comes out through RawDest.
+type Reader interface {
 	// ScanShared scans the first row of a query into dest: sql.ErrNoRows
 	// when there is none.
 	ScanShared(ctx context.Context, query string, args []any, dest ...any) error
+	// EachShared scans each row of a query into dest and calls fn after
+	// each.
+	EachShared(ctx context.Context, query string, args []any, dest []any, fn func() error) error
+	// Raw is the argument for a raw-bytes column.
+	Raw(s string) any
+	// RawDest is the scan destination of a raw-bytes column into p.
+	RawDest(p *string) any
+}
+
+// Conn runs, in a store's write transaction, the statements both stores
+// share (see Reader).
+type Conn interface {
+	Reader
+	// ExecShared runs a statement and returns how many rows it changed.
+	ExecShared(ctx context.Context, query string, args ...any) (int64, error)
 }
 
 // SharedTx is the part of a store's write transaction whose SQL is the
@@ -45,7 +65,8 @@ func (tx SharedTx) RunnerRegistered(ctx context.Context, id string) (bool, error
 // ReleaseTaskLease gives back the lease a task's run holds on its
 // session.
 func (tx SharedTx) ReleaseTaskLease(ctx context.Context, taskID string) error {
-	return tx.c.ExecShared(ctx, `DELETE FROM turn_leases WHERE session_id = $1 AND task_id = $1`, taskID)
+	_, err := tx.c.ExecShared(ctx, `DELETE FROM turn_leases WHERE session_id = $1 AND task_id = $1`, taskID)
+	return err
 }
 
 // LastMessageID returns a session's last own message id, 0 when it has
@@ -83,10 +104,75 @@ func (tx SharedTx) Children(ctx context.Context, id string) (int, int64, error) 
 
 // DeleteMessages deletes a session's own messages after a message id.
 func (tx SharedTx) DeleteMessages(ctx context.Context, id string, after int64) error {
-	return tx.c.ExecShared(ctx, `DELETE FROM messages WHERE session_id = $1 AND id > $2`, id, after)
+	_, err := tx.c.ExecShared(ctx, `DELETE FROM messages WHERE session_id = $1 AND id > $2`, id, after)
+	return err
 }
 
 // DeleteSessionRow deletes a session's row.
 func (tx SharedTx) DeleteSessionRow(ctx context.Context, id string) error {
-	return tx.c.ExecShared(ctx, `DELETE FROM sessions WHERE id = $1`, id)
+	_, err := tx.c.ExecShared(ctx, `DELETE FROM sessions WHERE id = $1`, id)
+	return err
+}
+
+// PutLease writes a lease: replacing the one on its session, or (for a
+// task's run on its new session, which none holds) as the first.
+func (tx SharedTx) PutLease(ctx context.Context, l sa.TurnLease, replace bool) error {
+	query := `INSERT INTO turn_leases (session_id, runner_id, holder, task_id, acquired_at) VALUES ($1, $2, $3, $4, $5)`
+	if replace {
+		query += ` ON CONFLICT (session_id) DO UPDATE SET runner_id = excluded.runner_id,
+		holder = excluded.holder, task_id = excluded.task_id, acquired_at = excluded.acquired_at`
+	}
+	_, err := tx.c.ExecShared(ctx, query, l.SessionID, l.RunnerID, tx.c.Raw(l.Holder), l.TaskID, l.AcquiredAt.UnixNano())
+	return err
+}
+
+// InsertInput stores a request, unless its task asked its key already.
+func (tx SharedTx) InsertInput(ctx context.Context, r sa.InputRequest) (bool, error) {
+	n, err := tx.c.ExecShared(ctx, `INSERT INTO task_inputs (task_id, key, message, request, created_at)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (task_id, key) DO NOTHING`,
+		r.TaskID, tx.c.Raw(r.Key), tx.c.Raw(r.Message), tx.c.Raw(string(r.Request)), r.CreatedAt.UnixNano())
+	return n > 0, err
+}
+
+// StoreAnswer writes the answer to one request, answered at now.
+func (tx SharedTx) StoreAnswer(ctx context.Context, taskID, key string, answer json.RawMessage, now int64) error {
+	_, err := tx.c.ExecShared(ctx, `UPDATE task_inputs SET response = $1, answered_at = $2 WHERE task_id = $3 AND key = $4`,
+		tx.c.Raw(string(answer)), now, taskID, tx.c.Raw(key))
+	return err
+}
+
+// InsertRunner records a runner (checked by CheckRunner) started now,
+// on this machine unless it names its host.
+func (tx SharedTx) InsertRunner(ctx context.Context, r sa.Runner, now int64) error {
+	if r.Host == "" {
+		r.Host, _ = os.Hostname()
+	}
+	_, err := tx.c.ExecShared(ctx, `INSERT INTO runners (id, host, pid, started_at, seen_at) VALUES ($1, $2, $3, $4, $4)`,
+		r.ID, tx.c.Raw(r.Host), r.PID, now)
+	return err
+}
+
+// MarkRunnerSeen marks a runner seen now: ErrNotFound when it is not
+// registered.
+func (tx SharedTx) MarkRunnerSeen(ctx context.Context, id string, now int64) error {
+	if !Storable(id) {
+		return fmt.Errorf("runner %s: %w", id, sa.ErrNotFound)
+	}
+	n, err := tx.c.ExecShared(ctx, `UPDATE runners SET seen_at = $1 WHERE id = $2`, now, id)
+	if err != nil {
+		return fmt.Errorf("touch runner: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("runner %s: %w", id, sa.ErrNotFound)
+	}
+	return nil
+}
+
+// DeleteRunner deletes a runner and the turn leases it holds.
+func (tx SharedTx) DeleteRunner(ctx context.Context, id string) error {
+	if _, err := tx.c.ExecShared(ctx, `DELETE FROM turn_leases WHERE runner_id = $1`, id); err != nil {
+		return err
+	}
+	_, err := tx.c.ExecShared(ctx, `DELETE FROM runners WHERE id = $1`, id)
+	return err
 }

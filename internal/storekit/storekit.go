@@ -236,3 +236,61 @@ func BatchOfOne(t sa.Task) sa.BatchState {
 	}
 	return b
 }
+
+// Signal wakes the followers of a store's change log. Sends merge: one
+// value may stand for many writes.
+type Signal chan struct{}
+
+// NewSignal is a signal none has been sent on.
+func NewSignal() Signal { return make(Signal, 1) }
+
+// Send signals, unless a signal is waiting already.
+func (s Signal) Send() {
+	select {
+	case s <- struct{}{}:
+	default:
+	}
+}
+
+// TaskColumns are the columns of a task ScanTask reads.
+const TaskColumns = `id, parent_session_id, parent_message_id, parent_agent, description, prompt, agent, status,
+	started_at, completed_at, result_retrieved_at, result, error, progress, batch_id, resume_count, is_forked,
+	timeout_ms, runner_id, cleared_at, created_at, max_cost, max_tokens, worktree, may_ask`
+
+// ScanTask reads a task from a row of TaskColumns through scan, its
+// raw-bytes columns through rawDest (see Reader).
+func ScanTask(scan func(dest ...any) error, rawDest func(p *string) any) (sa.Task, error) {
+	var (
+		t                             sa.Task
+		started, created, timeoutMS   int64
+		completed, retrieved, cleared *int64
+		progress                      string
+		worktree                      []byte
+	)
+	err := scan(&t.ID, &t.ParentSessionID, &t.ParentMessageID, rawDest(&t.ParentAgent), rawDest(&t.Description),
+		rawDest(&t.Prompt), rawDest(&t.Agent), &t.Status, &started, &completed, &retrieved, rawDest(&t.Result),
+		rawDest(&t.Error), &progress, rawDest(&t.BatchID), &t.ResumeCount, &t.IsForked, &timeoutMS, &t.RunnerID,
+		&cleared, &created, &t.Budget.MaxCost, &t.Budget.MaxTokens, &worktree, &t.MayAsk)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	if t.Worktree, err = DecodeWorktree(t.ID, worktree); err != nil {
+		return sa.Task{}, err
+	}
+	if err := json.Unmarshal([]byte(progress), &t.Progress); err != nil {
+		return sa.Task{}, fmt.Errorf("%w: task %s has unreadable progress: %v", sa.ErrCorrupt, t.ID, err)
+	}
+	t.StartedAt, t.CreatedAt = time.Unix(0, started).UTC(), time.Unix(0, created).UTC()
+	t.CompletedAt, t.ResultRetrievedAt, t.ClearedAt = nanosTime(completed), nanosTime(retrieved), nanosTime(cleared)
+	t.Timeout = sa.Seconds(time.Duration(timeoutMS) * time.Millisecond)
+	return t, nil
+}
+
+// nanosTime is the time of n nanoseconds, nil for none.
+func nanosTime(n *int64) *time.Time {
+	if n == nil {
+		return nil
+	}
+	t := time.Unix(0, *n).UTC()
+	return &t
+}

@@ -3,6 +3,7 @@ package storekit
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -43,8 +44,9 @@ type CreateTaskTx interface {
 	ActiveBatch(ctx context.Context, parentID string) (string, error)
 	// InsertTask writes a new task and records its creation.
 	InsertTask(ctx context.Context, t sa.Task) error
-	// InsertLease writes the lease of a task's run on its new session.
-	InsertLease(ctx context.Context, l sa.TurnLease) error
+	// PutLease writes a lease; the lease of a task's run on its new
+	// session is not replaced.
+	PutLease(ctx context.Context, l sa.TurnLease, replace bool) error
 }
 
 // CreateTask creates, in tx, task t (checked by CheckNewTask) with its
@@ -74,7 +76,7 @@ func CreateTask(ctx context.Context, tx CreateTaskTx, nt sa.NewTask, t sa.Task, 
 	if err := tx.InsertSession(ctx, child); err != nil {
 		return sa.Task{}, err
 	}
-	if _, err := tx.InsertMessages(ctx, child.ID, ns.Messages); err != nil {
+	if _, err := tx.InsertMessages(ctx, child.ID, "", ns.Messages); err != nil {
 		return sa.Task{}, err
 	}
 	t.ID, t.ParentMessageID, t.IsForked, t.CreatedAt = child.ID, last, nt.Fork, now
@@ -87,7 +89,7 @@ func CreateTask(ctx context.Context, tx CreateTaskTx, nt sa.NewTask, t sa.Task, 
 	}
 	if nt.Lease != nil {
 		l := sa.TurnLease{SessionID: t.ID, RunnerID: nt.Lease.RunnerID, Holder: nt.Lease.Holder, TaskID: t.ID, AcquiredAt: now}
-		if err := tx.InsertLease(ctx, l); err != nil {
+		if err := tx.PutLease(ctx, l, false); err != nil {
 			return sa.Task{}, fmt.Errorf("write lease: %w", err)
 		}
 	}
@@ -106,9 +108,9 @@ type FinishTx interface {
 	// session.
 	ReleaseTaskLease(ctx context.Context, taskID string) error
 	BatchReader
-	// Notify appends a task's notification to a session, recording it
-	// with the task's id.
-	Notify(ctx context.Context, sessionID, taskID string, msg sa.Message) (sa.Message, error)
+	// InsertMessages appends messages to a session, recording them with
+	// the id of the task they are about ("" for none).
+	InsertMessages(ctx context.Context, sessionID, taskID string, msgs []sa.Message) ([]sa.Message, error)
 }
 
 // BatchReader reads the tasks of one batch of one parent session.
@@ -151,7 +153,7 @@ func finishTask(ctx context.Context, tx FinishTx, id string, change func(*sa.Tas
 	if err := msg.Validate(); err != nil {
 		return sa.Task{}, sa.Message{}, fmt.Errorf("notification: %w", err)
 	}
-	stored, err := tx.Notify(ctx, ended.ParentSessionID, ended.ID, msg)
+	stored, err := notify(ctx, tx, ended.ParentSessionID, ended.ID, msg)
 	if err != nil {
 		return sa.Task{}, sa.Message{}, err
 	}
@@ -177,4 +179,25 @@ func Batch(ctx context.Context, r BatchReader, t sa.Task) (sa.BatchState, error)
 		return sa.BatchState{}, fmt.Errorf("read batch: %w", err)
 	}
 	return b, nil
+}
+
+// notify appends task taskID's notification to a session.
+func notify(ctx context.Context, tx FinishTx, sessionID, taskID string, msg sa.Message) (sa.Message, error) {
+	msgs, err := tx.InsertMessages(ctx, sessionID, taskID, []sa.Message{msg})
+	if err != nil {
+		return sa.Message{}, err
+	}
+	return msgs[0], nil
+}
+
+// EncodeTask encodes the columns of task t both stores keep encoded: its
+// progress (JSON) and worktree.
+func EncodeTask(t sa.Task) (progress, worktree []byte, err error) {
+	if progress, err = json.Marshal(t.Progress); err != nil {
+		return nil, nil, fmt.Errorf("encode progress: %w", err)
+	}
+	if worktree, err = EncodeWorktree(t.Worktree); err != nil {
+		return nil, nil, err
+	}
+	return progress, worktree, nil
 }

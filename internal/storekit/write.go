@@ -24,6 +24,15 @@ type WriteTx interface {
 	FinishTx
 	HostTx
 	InputTx
+	RunnerTx
+}
+
+// RunnerTx writes runners: SharedTx's statements, which every write
+// transaction embeds.
+type RunnerTx interface {
+	InsertRunner(ctx context.Context, r sa.Runner, now int64) error
+	MarkRunnerSeen(ctx context.Context, id string, now int64) error
+	DeleteRunner(ctx context.Context, id string) error
 }
 
 // Ops are the store operations whose every step is a shared rule: each
@@ -151,4 +160,63 @@ func (o Ops[T]) AppendHost(ctx context.Context, link sa.HostLink, from string, m
 		return nil, sa.HostLink{}, fmt.Errorf("append to session from %s: %w", link.Host, err)
 	}
 	return stored, link, nil
+}
+
+// Append stores messages at the end of a live session, which it holds
+// (LockLive) while they are written.
+func (o Ops[T]) Append(ctx context.Context, sessionID string, msgs ...sa.Message) ([]sa.Message, error) {
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	if err := ValidateMessages(msgs); err != nil {
+		return nil, err
+	}
+	var stored []sa.Message
+	err := o.write(ctx, func(tx T) (err error) {
+		if err := tx.LockLive(ctx, sessionID); err != nil {
+			return err
+		}
+		stored, err = tx.InsertMessages(ctx, sessionID, "", msgs)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+	}
+	return stored, nil
+}
+
+// RegisterRunner records a runner.
+func (o Ops[T]) RegisterRunner(ctx context.Context, r sa.Runner) error {
+	if err := CheckRunner(r); err != nil {
+		return err
+	}
+	err := o.write(ctx, func(tx T) error {
+		return tx.InsertRunner(ctx, r, tx.Now().UnixNano())
+	})
+	if err != nil {
+		return fmt.Errorf("register runner: %w", err)
+	}
+	return nil
+}
+
+// TouchRunner marks a runner alive now.
+func (o Ops[T]) TouchRunner(ctx context.Context, id string) error {
+	return o.write(ctx, func(tx T) error {
+		return tx.MarkRunnerSeen(ctx, id, tx.Now().UnixNano())
+	})
+}
+
+// RemoveRunner deletes a runner and the turn leases it holds, in one
+// transaction.
+func (o Ops[T]) RemoveRunner(ctx context.Context, id string) error {
+	if !Storable(id) {
+		return nil // no such runner can be stored
+	}
+	err := o.write(ctx, func(tx T) error {
+		return tx.DeleteRunner(ctx, id)
+	})
+	if err != nil {
+		return fmt.Errorf("remove runner: %w", err)
+	}
+	return nil
 }
