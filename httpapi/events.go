@@ -54,35 +54,53 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	stopOnShutdown := context.AfterFunc(s.streams, cancel)
 	defer stopOnShutdown()
 
-	resumeFrom, resuming, err := parseLastEventID(r.Header.Get("Last-Event-ID"))
+	after, snap, err := s.streamStart(ctx, r.Header.Get("Last-Event-ID"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	after, reset := resumeFrom, ""
+	stream, err := openEventStream(w, after, snap)
+	if err != nil {
+		return
+	}
+	s.sendChanges(ctx, stream, after)
+}
+
+// streamStart says where a stream begins: after the change the client's
+// Last-Event-ID names, or, when it sent none or that one cannot be
+// resumed from, after the newest change, with the snapshot to send first.
+func (s *Server) streamStart(ctx context.Context, lastEventID string) (after int64, snap *snapshot, err error) {
+	resumeFrom, resuming, err := parseLastEventID(lastEventID)
+	if err != nil {
+		return 0, nil, err
+	}
+	reset := ""
 	if resuming {
 		if reset, err = s.resumable(ctx, resumeFrom); err != nil {
-			s.fail(w, r, err)
-			return
+			return 0, nil, err
+		}
+		if reset == "" {
+			return resumeFrom, nil, nil
 		}
 	}
-	var snap *snapshot
-	if !resuming || reset != "" {
-		// The log position first, then the state: a change between the
-		// two is both in the snapshot and sent after it, never lost.
-		if after, err = s.store.LastChangeID(ctx); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		if snap, err = s.snapshot(ctx, after); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		if reset != "" {
-			snap.Reason, snap.Note = "reset", reset
-		}
+	// The log position first, then the state: a change between the two
+	// is both in the snapshot and sent after it, never lost.
+	if after, err = s.store.LastChangeID(ctx); err != nil {
+		return 0, nil, err
 	}
+	if snap, err = s.snapshot(ctx, after); err != nil {
+		return 0, nil, err
+	}
+	if reset != "" {
+		snap.Reason, snap.Note = "reset", reset
+	}
+	return after, snap, nil
+}
 
+// openEventStream answers with an event stream and sends its opening:
+// the reconnection delay, then the snapshot if there is one. The error
+// is the client's: it did not take them.
+func openEventStream(w http.ResponseWriter, after int64, snap *snapshot) (*eventWriter, error) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -94,9 +112,15 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		stream.event(after, "snapshot", snap)
 	}
 	if err := stream.flush(); err != nil {
-		return
+		return nil, err
 	}
+	return stream, nil
+}
 
+// sendChanges sends every change after the given one as it comes, and a
+// heartbeat when none has come for a while, until the client leaves, the
+// server shuts down, or the bus closes.
+func (s *Server) sendChanges(ctx context.Context, stream *eventWriter, after int64) {
 	cursor := s.rt.EventsFrom(after)
 	// Events that are ready at once go out together: the stream is
 	// flushed when the cursor has nothing more to give right now.

@@ -99,6 +99,7 @@ func taskInputSchema(forkField string) (*jsonschema.Schema, error) {
 	return schema, nil
 }
 
+// addTools offers the task tools, each run by its handler below.
 func (s *Server) addTools() error {
 	desc := s.tools.Descriptions()
 	no := false
@@ -113,83 +114,100 @@ func (s *Server) addTools() error {
 	}
 	addTool(s, &mcp.Tool{Name: tasktools.TaskToolName, Description: s.tools.TaskDescriptionWith(note), InputSchema: taskSchema,
 		Annotations: &mcp.ToolAnnotations{Title: "Launch a background agent"}},
-		func(ctx context.Context, req *mcp.CallToolRequest, in tasktools.TaskInput) (tasktools.Reply, error) {
-			if in.Fork && in.Resume == "" {
-				return s.forkLaunch(ctx, req, in)
-			}
-			c, err := s.parent(ctx, req, nil, true)
-			if err != nil {
-				return tasktools.Reply{}, err
-			}
-			agent := in.Agent
-			if in.Resume != "" && !in.Fork { // both: the manager refuses it
-				t, err := s.owned(ctx, c.session(), in.Resume)
-				if err != nil {
-					return tasktools.Reply{}, err
-				}
-				in.Resume, agent = t.ID, t.Agent
-			}
-			if err := s.checkModel(agent); err != nil {
-				return tasktools.Reply{}, err
-			}
-			r, err := s.launch(ctx, c, in)
-			if err == nil {
-				s.deferToTask(ctx, req, r)
-			}
-			return r, err
-		}, taskAnswerOf)
+		s.taskTool, taskAnswerOf)
 	// Output, cancel and resume find a task among the client's own only
 	// (see owned).
 	addTool(s, &mcp.Tool{Name: tasktools.OutputToolName, Description: desc[tasktools.OutputToolName],
 		Annotations: &mcp.ToolAnnotations{Title: "Background task result", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closedWorld}},
-		func(ctx context.Context, req *mcp.CallToolRequest, in tasktools.OutputInput) (tasktools.Reply, error) {
-			c, err := s.parent(ctx, req, nil, false)
-			if err != nil {
-				return tasktools.Reply{}, err
-			}
-			t, err := s.owned(ctx, c.session(), in.TaskID)
-			if err != nil {
-				return tasktools.Reply{}, err
-			}
-			in.TaskID = t.ID
-			if in.Block {
-				defer s.reportProgress(ctx, req, t.ID)()
-			}
-			return s.tools.OutputTool(ctx, "", in)
-		}, outputAnswerOf)
+		s.outputTool, outputAnswerOf)
 	addTool(s, &mcp.Tool{Name: tasktools.ListToolName, Description: desc[tasktools.ListToolName],
 		Annotations: &mcp.ToolAnnotations{Title: "List background tasks", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closedWorld}},
-		func(ctx context.Context, req *mcp.CallToolRequest, in tasktools.ListInput) (tasktools.Reply, error) {
-			c, err := s.parent(ctx, req, nil, true)
-			if err != nil {
-				return tasktools.Reply{}, err
-			}
-			return s.tools.ListTool(ctx, c.session(), in)
-		}, listAnswerOf)
+		s.listTool, listAnswerOf)
 	addTool(s, &mcp.Tool{Name: tasktools.CancelToolName, Description: desc[tasktools.CancelToolName],
 		Annotations: &mcp.ToolAnnotations{Title: "Cancel a background task", OpenWorldHint: closedWorld}},
-		func(ctx context.Context, req *mcp.CallToolRequest, in tasktools.CancelInput) (tasktools.Reply, error) {
-			c, err := s.parent(ctx, req, nil, false)
-			if err != nil {
-				return tasktools.Reply{}, err
-			}
-			t, err := s.owned(ctx, c.session(), in.TaskID)
-			if err != nil {
-				return tasktools.Reply{}, err
-			}
-			in.TaskID = t.ID
-			return s.tools.CancelTool(ctx, "", in)
-		}, taskAnswerOf)
+		s.cancelTool, taskAnswerOf)
 	addTool(s, &mcp.Tool{Name: tasktools.ClearToolName, Description: desc[tasktools.ClearToolName],
 		Annotations: &mcp.ToolAnnotations{Title: "Clear background tasks", IdempotentHint: true, OpenWorldHint: closedWorld}},
-		func(ctx context.Context, req *mcp.CallToolRequest, _ tasktools.ClearInput) (tasktools.Reply, error) {
-			c, err := s.parent(ctx, req, nil, true)
-			if err != nil {
-				return tasktools.Reply{}, err
-			}
-			return s.tools.ClearTool(ctx, c.session())
-		}, clearAnswerOf)
+		s.clearTool, clearAnswerOf)
 	return nil
+}
+
+// taskTool runs superagents_task: a fork goes to forkLaunch; a resume
+// continues one of the client's own tasks, with that task's agent.
+func (s *Server) taskTool(ctx context.Context, req *mcp.CallToolRequest, in tasktools.TaskInput) (tasktools.Reply, error) {
+	if in.Fork && in.Resume == "" {
+		return s.forkLaunch(ctx, req, in)
+	}
+	c, err := s.parent(ctx, req, nil, true)
+	if err != nil {
+		return tasktools.Reply{}, err
+	}
+	agent := in.Agent
+	if in.Resume != "" && !in.Fork { // both: the manager refuses it
+		t, err := s.owned(ctx, c.session(), in.Resume)
+		if err != nil {
+			return tasktools.Reply{}, err
+		}
+		in.Resume, agent = t.ID, t.Agent
+	}
+	if err := s.checkModel(agent); err != nil {
+		return tasktools.Reply{}, err
+	}
+	r, err := s.launch(ctx, c, in)
+	if err == nil {
+		s.deferToTask(ctx, req, r)
+	}
+	return r, err
+}
+
+// outputTool runs superagents_output on one of the client's own tasks,
+// with progress notifications while it blocks.
+func (s *Server) outputTool(ctx context.Context, req *mcp.CallToolRequest, in tasktools.OutputInput) (tasktools.Reply, error) {
+	c, err := s.parent(ctx, req, nil, false)
+	if err != nil {
+		return tasktools.Reply{}, err
+	}
+	t, err := s.owned(ctx, c.session(), in.TaskID)
+	if err != nil {
+		return tasktools.Reply{}, err
+	}
+	in.TaskID = t.ID
+	if in.Block {
+		defer s.reportProgress(ctx, req, t.ID)()
+	}
+	return s.tools.OutputTool(ctx, "", in)
+}
+
+// listTool runs superagents_list over the client's session.
+func (s *Server) listTool(ctx context.Context, req *mcp.CallToolRequest, in tasktools.ListInput) (tasktools.Reply, error) {
+	c, err := s.parent(ctx, req, nil, true)
+	if err != nil {
+		return tasktools.Reply{}, err
+	}
+	return s.tools.ListTool(ctx, c.session(), in)
+}
+
+// cancelTool runs superagents_cancel on one of the client's own tasks.
+func (s *Server) cancelTool(ctx context.Context, req *mcp.CallToolRequest, in tasktools.CancelInput) (tasktools.Reply, error) {
+	c, err := s.parent(ctx, req, nil, false)
+	if err != nil {
+		return tasktools.Reply{}, err
+	}
+	t, err := s.owned(ctx, c.session(), in.TaskID)
+	if err != nil {
+		return tasktools.Reply{}, err
+	}
+	in.TaskID = t.ID
+	return s.tools.CancelTool(ctx, "", in)
+}
+
+// clearTool runs superagents_clear over the client's session.
+func (s *Server) clearTool(ctx context.Context, req *mcp.CallToolRequest, _ tasktools.ClearInput) (tasktools.Reply, error) {
+	c, err := s.parent(ctx, req, nil, true)
+	if err != nil {
+		return tasktools.Reply{}, err
+	}
+	return s.tools.ClearTool(ctx, c.session())
 }
 
 // forkLaunch launches a forked task for a client: the digest is made of
