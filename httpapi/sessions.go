@@ -163,13 +163,13 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var stored sa.Message
-	tr, err := s.turns.Start(sess.ID, req.Model, func(lease *runtime.Turn) error {
+	tr, err := s.turns.Start(sess.ID, runtime.TurnRequest{Model: req.Model, Before: func(lease *runtime.Turn) error {
 		msgs, err := lease.Append(ctx, sa.UserMessage(req.Text))
 		if err == nil {
 			stored = msgs[0]
 		}
 		return err
-	})
+	}})
 	if err != nil {
 		s.fail(w, r, err)
 		return

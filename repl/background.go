@@ -167,19 +167,20 @@ func (c *Chat) belongs(ctx context.Context, id string) bool {
 // the notifications of its tasks: once all its tasks have ended and their
 // notifications are shown, if it has not answered them yet, if it is idle
 // (else when its turn ends), and never when the user killed it. The
-// waker applies the rule (once per batch, not before the last task
-// ended); wakeNow the chat's own conditions.
+// runtime's waker applies the rule (once per batch, not before the last
+// task ended) and looks again when the agent's turn ends; wakeNow the
+// chat's own conditions.
 func (c *Chat) maybeWake(ctx context.Context, id string) {
 	if _, err := c.state(ctx, id); err != nil {
 		return
 	}
-	c.waker.Watch(id) // every agent of the chat's tree is
-	c.waker.Check(ctx, id)
+	c.bg.Wake(ctx, id) //nolint:errcheck // looked at again at the next ending
 }
 
 // wakeNow starts the wake turn of an agent the waker found due, and
 // reports whether it did; when it cannot yet (the notifications are not
-// all shown, or a turn runs), maybeWake is called again when it can.
+// all shown, or a turn runs), maybeWake is called again when it can, or
+// the waker looks again when that turn ends.
 func (c *Chat) wakeNow(id string) bool {
 	ctx := c.base
 	a, err := c.state(ctx, id)
@@ -197,31 +198,29 @@ func (c *Chat) wakeNow(id string) bool {
 		return false
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed || a.killed {
+	if !c.canWakeLocked(a) {
+		c.mu.Unlock()
 		return false
 	}
-	if a.turn != nil { // the user was quicker: look again after that turn
-		a.wakeDue = true
+	t, err := c.startTurn(a, id)
+	c.mu.Unlock()
+	if err != nil {
 		return false
 	}
-	c.startTurn(a, id).Start()
+	t.Start()
 	return true
 }
 
-// canWake says whether a wake may be considered now; for a busy agent it
-// notes one for the end of its turn.
+// canWake says whether a wake may be considered now: not after Close, nor
+// for a killed agent, nor while it runs a turn (the user was quicker).
 func (c *Chat) canWake(a *agentState) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed || a.killed {
-		return false
-	}
-	if a.turn != nil {
-		a.wakeDue = true
-		return false
-	}
-	return true
+	return c.canWakeLocked(a)
+}
+
+func (c *Chat) canWakeLocked(a *agentState) bool {
+	return !c.closed && !a.killed && a.turn == nil
 }
 
 // RunningTasks returns how many background tasks of the chat's agents run

@@ -124,136 +124,6 @@ type Reply struct {
 	busy *Turn
 }
 
-// Turn is background work a line asked for: an agent turn, or a wait for
-// a task's end (/output --block). It runs once Start is called, so that
-// the front end shows the reply's blocks first.
-type Turn struct {
-	chat    *Chat
-	session string
-	input   []sa.Message // none for a wake
-	model   string
-	wake    bool
-	// wait, when set, makes this a wait for a task rather than a turn of
-	// the agent: it returns the text to show.
-	wait   func(ctx context.Context) (string, error)
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
-	once   sync.Once
-}
-
-// Session is the agent that runs the turn (or waits).
-func (t *Turn) Session() string { return t.session }
-
-// Turn returns the turn the line started, or nil.
-func (r Reply) Turn() *Turn { return r.turn }
-
-// Start runs the turn in the background (once, however often it is
-// called) and returns a channel closed when it has ended, after its
-// TurnEnd (or TaskOutput) event.
-func (t *Turn) Start() <-chan struct{} {
-	t.once.Do(func() { t.chat.turns.Go(t.run) })
-	return t.done
-}
-
-func (t *Turn) run() {
-	defer close(t.done)
-	defer t.cancel()
-	if t.wait != nil {
-		t.runWait()
-		return
-	}
-	c := t.chat
-	c.emit(Event{Session: t.session, Kind: TurnStart, Wake: t.wake, turn: t})
-	var text paragraphs // the loop sends events one at a time
-	onEvent := func(e sa.TurnEvent) {
-		switch e.Type {
-		case sa.TurnEventStep:
-			text.request()
-		case sa.TurnEventTextDelta:
-			c.emit(Event{Session: t.session, Kind: TurnText, Text: text.delta(e.Text), turn: t})
-		case sa.TurnEventToolStart:
-			text.tool()
-			c.emit(Event{Session: t.session, Kind: TurnTool, Text: ToolLine(*e.Call), turn: t})
-		case sa.TurnEventToolEnd:
-			// A call stopped with its turn is not a failure to report:
-			// the turn's end says it was stopped.
-			if e.Result.IsError && t.ctx.Err() == nil {
-				c.emit(Event{Session: t.session, Kind: TurnToolFailed, Text: ToolFailedLine(*e.Result), turn: t})
-			}
-		}
-	}
-	_, err := c.rt.Send(t.ctx, t.session, runtime.HolderChat, runtime.TurnOptions{Model: t.model, OnEvent: onEvent}, t.input...)
-	end := Event{Session: t.session, Kind: TurnEnd, Wake: t.wake, turn: t}
-	status := StatusIdle
-	switch {
-	case err != nil && t.ctx.Err() != nil:
-		end.Cancelled, status = true, StatusStopped
-	case err != nil:
-		end.Err, status = err, StatusFailed
-	}
-	c.mu.Lock()
-	a := c.agents[t.session]
-	wake := false
-	if a != nil && a.turn == t {
-		a.status, a.turn = status, nil
-		// Tasks that ended during the turn: look again now, unless the
-		// user stopped the turn (their next message shows them anyway).
-		wake, a.wakeDue = a.wakeDue && !end.Cancelled, false
-	}
-	c.mu.Unlock()
-	c.refreshCost(c.base, t.session)
-	// Told once the agent is free, so that what hears of the end can use
-	// it. A turn it starts meanwhile may be told of first: events carry
-	// their turn, to keep the two apart.
-	c.emit(end)
-	if wake {
-		c.maybeWake(c.base, t.session)
-	}
-}
-
-// paragraphs keeps the answers of a turn's model requests apart: the
-// text of a request that follows one that wrote text, with no tool call
-// between (a notification came in while the model answered), starts a
-// paragraph of its own instead of running on from the last sentence.
-type paragraphs struct {
-	wrote      bool // text since the last tool call
-	newRequest bool // a request began since that text
-}
-
-func (p *paragraphs) request() { p.newRequest = p.wrote }
-
-func (p *paragraphs) tool() { p.wrote, p.newRequest = false, false }
-
-// delta returns a piece of text as it is to be shown.
-func (p *paragraphs) delta(text string) string {
-	if text == "" {
-		return ""
-	}
-	if p.newRequest {
-		text, p.newRequest = "\n\n"+text, false
-	}
-	p.wrote = true
-	return text
-}
-
-// runWait waits for a task, then reports what it found.
-func (t *Turn) runWait() {
-	c := t.chat
-	text, err := t.wait(t.ctx)
-	out := Event{Session: t.session, Kind: TaskOutput, Text: text}
-	switch {
-	case err != nil && t.ctx.Err() != nil:
-		out.Cancelled = true
-	case err != nil:
-		out.Err = err
-	}
-	c.mu.Lock()
-	delete(c.waits, t)
-	c.mu.Unlock()
-	c.emit(out)
-}
-
 // agentState is what the chat knows of one agent beyond the store.
 type agentState struct {
 	status Status
@@ -262,9 +132,6 @@ type agentState struct {
 	// killed: stopped by /kill; the endings of its tasks do not wake it
 	// (a message from the user brings it back).
 	killed bool
-	// wakeDue: a task ended while it was running a turn; when the turn
-	// ends, it is woken if it left the notification unanswered.
-	wakeDue bool
 	// waking serializes the decision to wake the agent, which reads the
 	// store (so it cannot hold the chat's lock).
 	waking sync.Mutex
@@ -298,7 +165,10 @@ type Chat struct {
 	settle time.Duration
 	base   context.Context
 	stop   context.CancelFunc
-	turns  sync.WaitGroup
+	turns  sync.WaitGroup // the waits for tasks (/output --block, /compact)
+	// bg is the runtime's record of the agents' turns: it runs them, stops
+	// them, and wakes an agent (through wakeNow) once its tasks have ended.
+	bg *runtime.Turns
 
 	mu       sync.Mutex
 	sink     func(Event)
@@ -314,10 +184,6 @@ type Chat struct {
 
 	follow follower
 	quiet  quietEndings // endings the user's /cancel caused
-	// waker decides, by the one wake rule, when an agent is woken to answer
-	// its tasks' notifications: once per batch. The chat calls its Check
-	// once a notification is shown (maybeWake).
-	waker *runtime.Waker
 }
 
 // Open starts a chat: on the session named, or on a new root session.
@@ -339,9 +205,14 @@ func Open(ctx context.Context, opts Options) (*Chat, error) {
 		base: base, stop: stop,
 		agents: map[string]*agentState{}, members: map[string]bool{}, running: map[string]sa.Task{}, waits: map[*Turn]bool{}, costs: map[string]float64{},
 	}
-	c.waker = opts.Runtime.NewCheckedWaker(c.wakeNow)
+	// The waker decides, by the one wake rule, when an agent is woken to
+	// answer its tasks' notifications: once per batch. The chat asks it
+	// once a notification is shown (maybeWake), and wakeNow holds a wake
+	// back until then.
+	c.bg = opts.Runtime.NewTurns(runtime.TurnsOptions{Holder: runtime.HolderChat, Wake: c.wakeNow, FollowsItself: true})
 	if err := c.open(ctx, opts); err != nil {
 		stop()
+		c.bg.Stop()
 		return nil, err
 	}
 	return c, nil
@@ -503,6 +374,7 @@ func (c *Chat) Close() error {
 	c.closed = true // no turn starts from now on
 	c.mu.Unlock()
 	c.stop()
+	c.bg.Stop()
 	c.turns.Wait()
 	c.follow.wait()
 	if c.created == "" {
@@ -574,17 +446,11 @@ func (c *Chat) send(ctx context.Context, text string) Reply {
 		return refused(&busyError{session: cur, turn: a.turn})
 	}
 	a.killed = false // talked to again: it is back
-	return Reply{turn: c.startTurn(a, cur.ID, sa.UserMessage(text))}
-}
-
-// startTurn makes the turn an agent runs next (started by the caller, or
-// at once for a wake, which has no input). c.mu must be held.
-func (c *Chat) startTurn(a *agentState, id string, input ...sa.Message) *Turn {
-	turnCtx, cancel := context.WithCancel(c.base)
-	t := &Turn{chat: c, session: id, input: input, model: a.model, wake: len(input) == 0,
-		ctx: turnCtx, cancel: cancel, done: make(chan struct{})}
-	a.turn, a.status = t, StatusWorking
-	return t
+	t, err := c.startTurn(a, cur.ID, sa.UserMessage(text))
+	if err != nil {
+		return failed(fmt.Sprintf("cannot send to %s: %s", sa.ShortID(cur.ID), runtime.Describe(err)))
+	}
+	return Reply{turn: t}
 }
 
 // busyError: the agent runs a turn, and what was asked must wait until

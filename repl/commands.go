@@ -321,7 +321,7 @@ func cmdKill(ctx context.Context, c *Chat, in Input) Reply {
 			a.turn.cancel()
 			cancelled++
 		}
-		a.status, a.killed, a.wakeDue = StatusStopped, true, false
+		a.status, a.killed = StatusStopped, true
 	})
 	c.mu.Unlock()
 	tasksCancelled, err := c.cancelTasks(ctx, killed)
@@ -457,8 +457,7 @@ func cmdCompact(ctx context.Context, c *Chat, in Input) Reply {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	turnCtx, cancel := context.WithCancel(c.base)
-	w := &Turn{chat: c, session: cur.ID, wait: compactIt, ctx: turnCtx, cancel: cancel, done: make(chan struct{})}
+	w := c.newWait(cur.ID, compactIt)
 	c.waits[w] = true
 	r := note("Compacting %s: asking its model for a summary…", sa.ShortID(cur.ID))
 	r.turn = w

@@ -99,8 +99,7 @@ func cmdOutput(ctx context.Context, c *Chat, in Input) Reply {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	turnCtx, cancel := context.WithCancel(c.base)
-	w := &Turn{chat: c, session: cur.ID, wait: wait, ctx: turnCtx, cancel: cancel, done: make(chan struct{})}
+	w := c.newWait(cur.ID, wait)
 	c.waits[w] = true
 	r := note("Waiting for task %s %q to end (Ctrl+C stops waiting)…", sa.ShortID(t.ID), t.Description)
 	r.turn = w

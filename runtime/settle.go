@@ -23,8 +23,11 @@ type SettleOptions struct {
 // Settle runs the turn (input stored first) and then, while the agent
 // has tasks of its own, waits for them and wakes it once per batch of
 // ended tasks, lease held throughout: the one turn loop
-// (tasks.Manager.Settle), which `run --wait`, tasks waiting for their own
-// tasks and the runtime's background turns (Turns) share.
+// (tasks.Manager.Settle) in its blocking mode, which `run --wait` and
+// tasks waiting for their own tasks use. Its background mode is Turns
+// (the chat, HTTP): there each turn gives the lease back before the
+// waker's Check decides on the wake, since the user may write meanwhile.
+// Both modes leave that decision to the waker's Check alone.
 func (t *Turn) Settle(ctx context.Context, opts SettleOptions, input ...sa.Message) error {
 	return t.rt.tasks.Settle(ctx, t.session.ID, tasks.Loop{
 		Turn: func(ctx context.Context, wake bool) error {

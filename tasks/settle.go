@@ -29,7 +29,10 @@ type Loop struct {
 // of a turn, a wait or a hook; nil once the agent has no tasks left to
 // wait for, or no notification left to answer. The caller holds the
 // session's lease throughout: `run --wait` and a task waiting for its own
-// tasks settle so, and the runtime's background turns start with it.
+// tasks settle so. This is the blocking mode; runtime.Turns is the
+// background one (the chat, HTTP), which gives the lease back after each
+// turn (a user may write before the wake) and lets the waker start the
+// wake as a turn of its own. Both decide a wake with the waker's Check.
 func (m *Manager) Settle(ctx context.Context, sessionID string, l Loop) error {
 	if err := l.Turn(ctx, false); err != nil {
 		return err
