@@ -43,17 +43,10 @@ type Engine struct {
 	// BashEnv is the environment bash commands start from (the process's
 	// if nil).
 	BashEnv []string
-	// ExtraTools, if set, adds tools from outside (the user's MCP
-	// servers). It is given the profile's tool patterns (nil: every tool),
-	// so that it can skip work for tools the agent cannot have. A
-	// read_only permission keeps only the read-only ones.
-	ExtraTools func(ctx context.Context, patterns []string) ([]tools.Tool, error)
-	// Instructions, if set, end every agent's system prompt (the
-	// project's AGENTS.md files).
-	Instructions string
-
-	// taskTools, if set, adds the background-task tools.
-	taskTools TaskToolsFunc
+	// taskTools, extraTools and instructions: see Options.
+	taskTools    TaskToolsFunc
+	extraTools   func(ctx context.Context, patterns []string) ([]tools.Tool, error)
+	instructions string
 
 	builtins sync.Map // agent name → *tools.Set: built once, they never change
 	prompts  sync.Map // promptKey → string: one copy per agent and tool set, not one per running turn
@@ -150,8 +143,8 @@ func (e *Engine) toolsFor(ctx context.Context, sessionID string, profile agents.
 		}
 		all = append(all, extra...)
 	}
-	if e.ExtraTools != nil {
-		extra, err := e.ExtraTools(ctx, profile.Tools)
+	if e.extraTools != nil {
+		extra, err := e.extraTools(ctx, profile.Tools)
 		if err != nil {
 			return nil, fmt.Errorf("extra tools: %w", err)
 		}
@@ -245,8 +238,8 @@ func (e *Engine) systemPrompt(profile agents.Profile, toolSet *tools.Set, ws *to
 	}
 	prompt := profile.SystemPrompt(names)
 	prompt += "\n\n# Environment\nWorkspace (the working directory of your tools): " + ws.Dir()
-	if e.Instructions != "" {
-		prompt += "\n\n" + e.Instructions
+	if e.instructions != "" {
+		prompt += "\n\n" + e.instructions
 	}
 	if !own {
 		return prompt
@@ -292,8 +285,13 @@ type Options struct {
 	// TaskTools, if set, gives a session's turns the background-task
 	// tools.
 	TaskTools TaskToolsFunc
-	// ExtraTools and Instructions: see Engine.
-	ExtraTools   func(ctx context.Context, patterns []string) ([]tools.Tool, error)
+	// ExtraTools, if set, adds tools from outside (the user's MCP
+	// servers). It is given the profile's tool patterns (nil: every tool),
+	// so that it can skip work for tools the agent cannot have. A
+	// read_only permission keeps only the read-only ones.
+	ExtraTools func(ctx context.Context, patterns []string) ([]tools.Tool, error)
+	// Instructions, if set, end every agent's system prompt (the
+	// project's AGENTS.md files).
 	Instructions string
 }
 
@@ -314,8 +312,8 @@ func New(opts Options) (eng *Engine, problems []error, err error) {
 		Workspace:    ws,
 		BashEnv:      opts.BashEnv,
 		taskTools:    opts.TaskTools,
-		ExtraTools:   opts.ExtraTools,
-		Instructions: opts.Instructions,
+		extraTools:   opts.ExtraTools,
+		instructions: opts.Instructions,
 	}, problems, nil
 }
 

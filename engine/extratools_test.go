@@ -59,14 +59,16 @@ func TestExtraTools(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(dir, tt.agent+".md"), []byte(tt.profile), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				reopened, problems, err := engine.New(engine.Options{Store: eng.Store, Config: eng.Config, Workspace: ws, AgentDirs: agents.Dirs{Project: agents.ProjectDir(ws)}})
-				if err != nil || len(problems) > 0 {
-					t.Fatal(err, problems)
-				}
-				t.Cleanup(func() { reopened.Close() })
-				eng = reopened
 			}
-			eng.ExtraTools = func(context.Context, []string) ([]tools.Tool, error) { return extra(t), nil }
+			// The engine again, with the profile written and the tools
+			// from outside, as the command line opens it.
+			reopened, problems, err := engine.New(engine.Options{Store: eng.Store, Config: eng.Config, Workspace: ws, AgentDirs: agents.Dirs{Project: agents.ProjectDir(ws)},
+				ExtraTools: func(context.Context, []string) ([]tools.Tool, error) { return extra(t), nil }})
+			if err != nil || len(problems) > 0 {
+				t.Fatal(err, problems)
+			}
+			t.Cleanup(func() { reopened.Close() })
+			eng = reopened
 			s := newSession(t, eng, tt.agent, "anthropic/claude-test")
 			if _, err := eng.Run(context.Background(), s.ID, engine.TurnOptions{}, engine.UserMessage("hi")); err != nil {
 				t.Fatal(err)

@@ -144,10 +144,9 @@ func TestInstructionsReachTheModel(t *testing.T) {
 	}
 	srv := llmtest.NewAnthropic(t)
 	srv.Push(llmtest.Reply{Text: "ok"})
-	stack := stacktest.Open(t, t.TempDir(), ws, stacktest.Config(t, ws, srv.BaseURL()))
+	stack := stacktest.OpenWith(t, t.TempDir(), ws, stacktest.Config(t, ws, srv.BaseURL()), stacktest.Extras{Instructions: text})
 	defer stack.Close()
 	eng := stack.Engine
-	eng.Instructions = text
 	sess, err := stack.Store.CreateSession(context.Background(), sa.NewSession{})
 	if err != nil {
 		t.Fatal(err)
@@ -202,9 +201,8 @@ func TestBackgroundTasksGetInstructions(t *testing.T) {
 		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{stacktest.ToolCall(tasktools.TaskToolName, map[string]any{
 			"description": "verify the endpoints", "prompt": "Verify the endpoints", "agent": "general"})}}
 	})
-	stack := stacktest.Open(t, t.TempDir(), ws, stacktest.Config(t, ws, srv.BaseURL()))
+	stack := stacktest.OpenWith(t, t.TempDir(), ws, stacktest.Config(t, ws, srv.BaseURL()), stacktest.Extras{Instructions: text})
 	defer stack.Close()
-	stack.Engine.Instructions = text
 	sess, err := stack.Store.CreateSession(context.Background(), sa.NewSession{})
 	if err != nil {
 		t.Fatal(err)

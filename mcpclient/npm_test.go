@@ -56,8 +56,7 @@ func TestFilesystemServerInATurn(t *testing.T) {
 		result, _ := r.LastToolResult()
 		return llmtest.Reply{Text: "The file says: " + result}
 	})
-	eng := newEngine(t, ws, srv)
-	eng.ExtraTools = m.ToolsFor
+	eng := newEngine(t, ws, srv, m.ToolsFor)
 	sess, err := eng.Store.CreateSession(context.Background(), sa.NewSession{})
 	if err != nil {
 		t.Fatal(err)
@@ -89,9 +88,9 @@ func TestFilesystemServerInATurn(t *testing.T) {
 	}
 }
 
-func newEngine(t *testing.T, ws string, srv *llmtest.Server) *engine.Engine {
+func newEngine(t *testing.T, ws string, srv *llmtest.Server, extra func(context.Context, []string) ([]tools.Tool, error)) *engine.Engine {
 	t.Helper()
-	stack := stacktest.Open(t, t.TempDir(), ws, stacktest.Config(t, ws, srv.BaseURL()))
+	stack := stacktest.OpenWith(t, t.TempDir(), ws, stacktest.Config(t, ws, srv.BaseURL()), stacktest.Extras{ExtraTools: extra})
 	t.Cleanup(func() { stack.Close() })
 	return stack.Engine
 }

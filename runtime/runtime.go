@@ -71,7 +71,7 @@ type Options struct {
 	Queue    Queue
 	RunnerID string
 	// ExtraTools, if set, adds tools from outside (the user's MCP servers)
-	// to the agents' turns (see engine.Engine.ExtraTools).
+	// to the agents' turns (see engine.Options.ExtraTools).
 	ExtraTools func(ctx context.Context, patterns []string) ([]tools.Tool, error)
 	// Instructions, if set, end every agent's system prompt (the
 	// project's AGENTS.md files).

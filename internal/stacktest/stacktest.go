@@ -23,6 +23,7 @@ import (
 	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
 	"github.com/superagents/superagents/tasktools"
+	"github.com/superagents/superagents/tools"
 )
 
 // Stack is the store and the runtime of one test, with the runtime's
@@ -62,6 +63,21 @@ func Config(t testing.TB, workspace, baseURL string) config.Config {
 // polls every 50 ms for other processes' writes.
 func Open(t testing.TB, dir, workspace string, cfg config.Config, storeOpts ...sqlite.Option) *Stack {
 	t.Helper()
+	return OpenWith(t, dir, workspace, cfg, Extras{}, storeOpts...)
+}
+
+// Extras are what the command line adds to a runtime besides the store
+// and the configuration: the tools of the user's MCP servers and the
+// project's instructions.
+type Extras struct {
+	ExtraTools   func(ctx context.Context, patterns []string) ([]tools.Tool, error)
+	Instructions string
+}
+
+// OpenWith is Open with extras, given to runtime.Open as the command line
+// gives them.
+func OpenWith(t testing.TB, dir, workspace string, cfg config.Config, extras Extras, storeOpts ...sqlite.Option) *Stack {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.OpenDir(ctx, dir, storeOpts...)
 	if err != nil {
@@ -69,7 +85,7 @@ func Open(t testing.TB, dir, workspace string, cfg config.Config, storeOpts ...s
 	}
 	rt, problems, err := runtime.Open(ctx, runtime.Options{Store: st, Config: cfg, Workspace: workspace,
 		AgentDirs: agents.Dirs{Project: agents.ProjectDir(workspace)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")},
-		PollInterval: 50 * time.Millisecond, TaskTools: tasktools.For})
+		PollInterval: 50 * time.Millisecond, TaskTools: tasktools.For, ExtraTools: extras.ExtraTools, Instructions: extras.Instructions})
 	if err != nil || len(problems) > 0 {
 		st.Close()
 		t.Fatalf("runtime: %v %v", err, problems)
