@@ -129,7 +129,7 @@ type BackgroundTurn struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
 	state   TurnState
-	lease   *Turn // nil once given back
+	lease   *Turn // its End gives the lease back (again: nothing)
 	going   bool  // Go was called; guarded by turns.mu
 	ended   bool  // its end was recorded; guarded by turns.mu
 	stopped bool  // it ended stopped; guarded by turns.mu
@@ -285,6 +285,10 @@ func (tr *BackgroundTurn) Go() {
 	}
 	t.mu.Unlock()
 	if !run {
+		// Stopped for certain (Stop may not have cancelled the turns yet):
+		// a stopped turn's end asks the waker nothing, which matters here,
+		// since Go may be running inside the waker's own Check.
+		tr.cancel()
 		t.end(tr, sa.TurnOutcome{}, context.Canceled)
 		return
 	}
