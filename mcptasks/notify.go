@@ -359,14 +359,19 @@ func (c *notifyConn) acknowledge(ctx context.Context, ack *jsonrpc.Request, sub 
 	c.mu.Lock()
 	sub.active = true
 	c.mu.Unlock()
-	for _, id := range sub.taskIDs {
-		st, err := c.n.opts.Backend.Get(ctx, sub.caller, id)
-		if err != nil {
-			c.n.opts.Logger.Debug("mcptasks: task state for a new subscription", "task", id, "err", err)
-			continue
-		}
-		if err := c.send(ctx, sub, st); err != nil {
-			return err
+	// Each task's state now, read twice: a change the follower sent
+	// while the first read was on its way would otherwise be followed by
+	// that older state; the second read ends on the newest one.
+	for range 2 {
+		for _, id := range sub.taskIDs {
+			st, err := c.n.opts.Backend.Get(ctx, sub.caller, id)
+			if err != nil {
+				c.n.opts.Logger.Debug("mcptasks: task state for a new subscription", "task", id, "err", err)
+				continue
+			}
+			if err := c.send(ctx, sub, st); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -432,7 +437,10 @@ func (c *notifyConn) send(ctx context.Context, sub *subscription, st State) erro
 	c.mu.Lock()
 	live := c.subs[idKey(sub.id.Raw())] == sub
 	c.mu.Unlock()
-	if !live || sub.sent[st.ID] == fp {
+	last, sentBefore := sub.sent[st.ID]
+	// An ended task's notification is its last: a state read before it
+	// ended, sent late, would take it back.
+	if !live || last == fp || sentBefore && ended(last) {
 		return nil
 	}
 	if err := c.Connection.Write(ctx, msg); err != nil {
@@ -440,6 +448,12 @@ func (c *notifyConn) send(ctx context.Context, sub *subscription, st State) erro
 	}
 	sub.sent[st.ID] = fp
 	return nil
+}
+
+// ended reports whether a fingerprint is that of a task that has ended.
+func ended(fp string) bool {
+	status, _, _ := strings.Cut(fp, "\x00")
+	return Status(status).Terminal()
 }
 
 // fingerprint is what a client acts on: the status, and which input
