@@ -58,9 +58,9 @@ type InputTx interface {
 	// LockTask reads a task, holding its row where the store locks rows,
 	// so that its ending, on any process, comes before or after.
 	LockTask(ctx context.Context, id string) (sa.Task, error)
-	// InsertInput stores a request, reporting false when its task asked
-	// its key already.
-	InsertInput(ctx context.Context, r sa.InputRequest) (bool, error)
+	// InsertInput stores a request of the task's run number run (its
+	// resume count), reporting false when its task asked its key already.
+	InsertInput(ctx context.Context, r sa.InputRequest, run int) (bool, error)
 	// RunInputs reads the requests of a task's current run (see
 	// InputRequests).
 	RunInputs(ctx context.Context, taskID string) ([]sa.InputRequest, error)
@@ -90,7 +90,7 @@ func (o Ops[T]) AskInput(ctx context.Context, r sa.InputRequest) (sa.InputReques
 			return err
 		}
 		r.CreatedAt = tx.Now()
-		added, err := tx.InsertInput(ctx, r)
+		added, err := tx.InsertInput(ctx, r, t.ResumeCount)
 		if err != nil {
 			return fmt.Errorf("insert input request: %w", err)
 		}
@@ -182,7 +182,7 @@ func runInputs(ctx context.Context, r Reader, taskID string) ([]sa.InputRequest,
 	// An answer is JSON, never empty: empty is none.
 	err := r.EachShared(ctx, `SELECT i.task_id, i.key, i.message, i.request, COALESCE(i.response, ''), i.created_at, i.answered_at
 		FROM task_inputs i JOIN tasks t ON t.id = i.task_id
-		WHERE i.task_id = $1 AND t.status IN ($2, $3, $4) AND i.created_at >= t.started_at
+		WHERE i.task_id = $1 AND t.status IN ($2, $3, $4) AND i.task_run = t.resume_count
 		ORDER BY i.created_at, i.key`, []any{taskID, string(sa.TaskQueued), string(sa.TaskRunning), string(sa.TaskResumed)},
 		[]any{&in.TaskID, r.RawDest(&in.Key), r.RawDest(&in.Message), r.RawDest(&request), r.RawDest(&response), &created, &answered},
 		func() error {

@@ -126,11 +126,12 @@ func (tx SharedTx) PutLease(ctx context.Context, l sa.TurnLease, replace bool) e
 	return err
 }
 
-// InsertInput stores a request, unless its task asked its key already.
-func (tx SharedTx) InsertInput(ctx context.Context, r sa.InputRequest) (bool, error) {
-	n, err := tx.c.ExecShared(ctx, `INSERT INTO task_inputs (task_id, key, message, request, created_at)
-		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (task_id, key) DO NOTHING`,
-		r.TaskID, tx.c.Raw(r.Key), tx.c.Raw(r.Message), tx.c.Raw(string(r.Request)), r.CreatedAt.UnixNano())
+// InsertInput stores a request of the task's run number run, unless its
+// task asked its key already.
+func (tx SharedTx) InsertInput(ctx context.Context, r sa.InputRequest, run int) (bool, error) {
+	n, err := tx.c.ExecShared(ctx, `INSERT INTO task_inputs (task_id, key, message, request, created_at, task_run)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (task_id, key) DO NOTHING`,
+		r.TaskID, tx.c.Raw(r.Key), tx.c.Raw(r.Message), tx.c.Raw(string(r.Request)), r.CreatedAt.UnixNano(), run)
 	return n > 0, err
 }
 

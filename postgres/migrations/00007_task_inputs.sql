@@ -14,6 +14,7 @@ CREATE TABLE task_inputs (
     response    BYTEA,
     created_at  BIGINT NOT NULL,
     answered_at BIGINT,
+    task_run    INTEGER NOT NULL,
     PRIMARY KEY (task_id, key)
 );
 

@@ -1,6 +1,8 @@
 -- What tasks ask their users (sa.InputRequest), and the answers: a
--- request is outstanding while answered_at is NULL and it was made since
--- its task's latest start. may_ask says whether a task's launcher can
+-- request is outstanding while answered_at is NULL and it was made by its
+-- task's current run (task_run is the task's resume_count then: a count,
+-- not a time, since the nodes that resume and run a task have clocks of
+-- their own). may_ask says whether a task's launcher can
 -- answer at all (sa.Task.MayAsk), fixed at launch, so that the node that
 -- runs the task knows.
 
@@ -15,6 +17,7 @@ CREATE TABLE task_inputs (
     response    TEXT,
     created_at  INTEGER NOT NULL,
     answered_at INTEGER,
+    task_run    INTEGER NOT NULL,
     PRIMARY KEY (task_id, key)
 ) WITHOUT ROWID;
 
