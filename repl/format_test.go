@@ -13,10 +13,12 @@ import (
 	"github.com/superagents/superagents/internal/golden"
 )
 
+// TestRule: the header rule of an agent, as the walkthrough shows it
+// (FORK-HIST-4).
 func TestRule(t *testing.T) {
-	seed := "───────────────────────── agent [abc123...] ─────────────────────────"
-	if got := Rule(HeaderLabel(sa.Session{ID: "abc123abc123abcd"}), PlainWidth); got != seed {
-		t.Fatalf("Rule = %q, want the seed's %q", got, seed)
+	want := "───────────────────────── agent [abc123...] ─────────────────────────"
+	if got := Rule(HeaderLabel(sa.Session{ID: "abc123abc123abcd"}), PlainWidth); got != want {
+		t.Fatalf("Rule = %q, want the walkthrough's %q", got, want)
 	}
 	for _, width := range []int{0, 10, 24, 25, 80, 200} {
 		got := Rule("agent [abc123...]", width)

@@ -113,10 +113,10 @@ func echo(t *testing.T) func(req llmtest.Request) llmtest.Reply {
 	}
 }
 
-// TestSeed000_LaunchForkedBackgroundTask (TASK-LAUNCH-1, FORK-PIPE-1,
+// TestLaunchForkedBackgroundTask (TASK-LAUNCH-1, FORK-PIPE-1,
 // FORK-PREAMBLE-1): a forked launch returns at once; the child's session
 // opens with the preamble and digest, then the prompt.
-func TestSeed000_LaunchForkedBackgroundTask(t *testing.T) {
+func TestLaunchForkedBackgroundTask(t *testing.T) {
 	h := newHarness(t, stalled(t))
 	parent := h.parent(user("parent: Q1"), assistant("A1"))
 	start := time.Now()
@@ -141,9 +141,9 @@ func TestSeed000_LaunchForkedBackgroundTask(t *testing.T) {
 	}
 }
 
-// TestSeed000_ForkWithContextTruncation (FORK-PIPE-3): a cut result keeps
+// TestForkWithContextTruncation (FORK-PIPE-3): a cut result keeps
 // its call's structure and says its original length.
-func TestSeed000_ForkWithContextTruncation(t *testing.T) {
+func TestForkWithContextTruncation(t *testing.T) {
 	h := newHarness(t, echo(t))
 	big := strings.Repeat("log line that goes on\n", 400) // ~8,800 characters
 	msgs := []sa.Message{user("parent: check the logs")}
@@ -167,9 +167,9 @@ func TestSeed000_ForkWithContextTruncation(t *testing.T) {
 	}
 }
 
-// TestSeed000_ForkWithTokenLimitEnforcement (FORK-PIPE-8): over the token
+// TestForkWithTokenLimitEnforcement (FORK-PIPE-8): over the token
 // cap the oldest messages go, the newest stays.
-func TestSeed000_ForkWithTokenLimitEnforcement(t *testing.T) {
+func TestForkWithTokenLimitEnforcement(t *testing.T) {
 	h := newHarness(t, echo(t), withFork(func(c *config.Config) { c.Fork.MaxTokens = 300 }))
 	var msgs []sa.Message
 	for i := range 40 {
@@ -192,9 +192,9 @@ func TestSeed000_ForkWithTokenLimitEnforcement(t *testing.T) {
 	}
 }
 
-// TestSeed000_RejectForkWithResume (TASK-LAUNCH-3): fork with resume is
+// TestRejectForkWithResume (TASK-LAUNCH-3): fork with resume is
 // refused and changes nothing.
-func TestSeed000_RejectForkWithResume(t *testing.T) {
+func TestRejectForkWithResume(t *testing.T) {
 	h := newHarness(t, echo(t))
 	parent := h.parent(user("parent: hi"))
 	done := h.launch(parent.ID, tasks.LaunchRequest{})
@@ -211,9 +211,9 @@ func TestSeed000_RejectForkWithResume(t *testing.T) {
 	}
 }
 
-// TestSeed001_PreambleAndPipeline (FORK-PIPE-2, FORK-PREAMBLE-1): a forked
+// TestPreambleAndPipeline (FORK-PIPE-2, FORK-PREAMBLE-1): a forked
 // task's digest starts at the latest compaction summary.
-func TestSeed001_PreambleAndPipeline(t *testing.T) {
+func TestPreambleAndPipeline(t *testing.T) {
 	h := newHarness(t, echo(t))
 	parent := h.parent(
 		user("parent: old question"),
@@ -236,9 +236,9 @@ func TestSeed001_PreambleAndPipeline(t *testing.T) {
 	}
 }
 
-// TestSeed002_RetrieveCompletedTaskResults (TASK-OUTPUT-1): a completed
+// TestRetrieveCompletedTaskResults (TASK-OUTPUT-1): a completed
 // task's result, at once, marked as read.
-func TestSeed002_RetrieveCompletedTaskResults(t *testing.T) {
+func TestRetrieveCompletedTaskResults(t *testing.T) {
 	h := newHarness(t, echo(t))
 	parent := h.parent(user("parent: hi"))
 	task := h.launch(parent.ID, tasks.LaunchRequest{Prompt: "count to three"})
@@ -256,9 +256,9 @@ func TestSeed002_RetrieveCompletedTaskResults(t *testing.T) {
 	}
 }
 
-// TestSeed002_CheckRunningTaskStatus (TASK-OUTPUT-2): a running task's
+// TestCheckRunningTaskStatus (TASK-OUTPUT-2): a running task's
 // status and progress, at once.
-func TestSeed002_CheckRunningTaskStatus(t *testing.T) {
+func TestCheckRunningTaskStatus(t *testing.T) {
 	h := newHarness(t, stalled(t))
 	parent := h.parent(user("parent: hi"))
 	task := h.launch(parent.ID, tasks.LaunchRequest{Description: "slow one"})
@@ -278,9 +278,9 @@ func TestSeed002_CheckRunningTaskStatus(t *testing.T) {
 	}
 }
 
-// TestSeed002_TaskPersistence (TASK-PERSIST-1, TASK-CLEAR-1): tasks last
+// TestTaskPersistence (TASK-PERSIST-1, TASK-CLEAR-1): tasks last
 // across restarts until cleared or their parent is deleted.
-func TestSeed002_TaskPersistence(t *testing.T) {
+func TestTaskPersistence(t *testing.T) {
 	h := newHarness(t, echo(t))
 	parent := h.parent(user("parent: hi"))
 	task := h.launch(parent.ID, tasks.LaunchRequest{})
@@ -323,9 +323,9 @@ func resumable(t *testing.T) func(req llmtest.Request) llmtest.Reply {
 	}
 }
 
-// TestSeed002_ResumeCompletedTask (TASK-RESUME-1): a resume sees the task's
+// TestResumeCompletedTask (TASK-RESUME-1): a resume sees the task's
 // whole conversation, then the follow-up.
-func TestSeed002_ResumeCompletedTask(t *testing.T) {
+func TestResumeCompletedTask(t *testing.T) {
 	h := newHarness(t, resumable(t))
 	parent := h.parent(user("parent: hi"))
 	task := h.launch(parent.ID, tasks.LaunchRequest{Prompt: "first instruction"})
@@ -349,9 +349,9 @@ func TestSeed002_ResumeCompletedTask(t *testing.T) {
 	}
 }
 
-// TestSeed002_ResumeCompletionNotification (TASK-RESUME-2): a resume's
+// TestResumeCompletionNotification (TASK-RESUME-2): a resume's
 // ending notifies the parent with the full response.
-func TestSeed002_ResumeCompletionNotification(t *testing.T) {
+func TestResumeCompletionNotification(t *testing.T) {
 	h := newHarness(t, resumable(t))
 	parent := h.parent(user("parent: hi"))
 	task := h.launch(parent.ID, tasks.LaunchRequest{})
@@ -382,9 +382,9 @@ func TestSeed002_ResumeCompletionNotification(t *testing.T) {
 	}
 }
 
-// TestSeed002_WaitForResumeResponse (TASK-OUTPUT-3): a blocking output waits
+// TestWaitForResumeResponse (TASK-OUTPUT-3): a blocking output waits
 // for a resume's answer.
-func TestSeed002_WaitForResumeResponse(t *testing.T) {
+func TestWaitForResumeResponse(t *testing.T) {
 	var mu sync.Mutex
 	release := make(chan struct{})
 	calls := 0
@@ -411,9 +411,9 @@ func TestSeed002_WaitForResumeResponse(t *testing.T) {
 	}
 }
 
-// TestSeed002_RejectResumeOfNonCompletedTask (TASK-RESUME-3): only completed
+// TestRejectResumeOfNonCompletedTask (TASK-RESUME-3): only completed
 // tasks can be resumed.
-func TestSeed002_RejectResumeOfNonCompletedTask(t *testing.T) {
+func TestRejectResumeOfNonCompletedTask(t *testing.T) {
 	h := newHarness(t, stalled(t))
 	parent := h.parent(user("parent: hi"))
 	running := h.launch(parent.ID, tasks.LaunchRequest{})
@@ -428,9 +428,9 @@ func TestSeed002_RejectResumeOfNonCompletedTask(t *testing.T) {
 	}
 }
 
-// TestSeed002_RejectConcurrentResume (TASK-RESUME-4): a task being resumed
+// TestRejectConcurrentResume (TASK-RESUME-4): a task being resumed
 // refuses a second resume.
-func TestSeed002_RejectConcurrentResume(t *testing.T) {
+func TestRejectConcurrentResume(t *testing.T) {
 	calls := 0
 	var mu sync.Mutex
 	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
@@ -456,9 +456,9 @@ func TestSeed002_RejectConcurrentResume(t *testing.T) {
 	h.mgr.Cancel(context.Background(), task.ID)
 }
 
-// TestSeed002_HandleExpiredSessionOnResume (TASK-RESUME-5): an expired task
+// TestHandleExpiredSessionOnResume (TASK-RESUME-5): an expired task
 // says to start a new superagents_task.
-func TestSeed002_HandleExpiredSessionOnResume(t *testing.T) {
+func TestHandleExpiredSessionOnResume(t *testing.T) {
 	tests := []struct {
 		name   string
 		expire func(h *harness, parent sa.Session, task sa.Task)
@@ -503,9 +503,9 @@ func TestSeed002_HandleExpiredSessionOnResume(t *testing.T) {
 	}
 }
 
-// TestSeed002_ListIndicatorsAndFilter (TASK-LIST-1, TASK-LIST-2,
+// TestListIndicatorsAndFilter (TASK-LIST-1, TASK-LIST-2,
 // TASK-LAUNCH-6): the session's own tasks, with their indicators.
-func TestSeed002_ListIndicatorsAndFilter(t *testing.T) {
+func TestListIndicatorsAndFilter(t *testing.T) {
 	h := newHarness(t, echo(t))
 	parent := h.parent(user("parent: hi"))
 	plain := h.launch(parent.ID, tasks.LaunchRequest{Description: "plain"})
