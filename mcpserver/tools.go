@@ -163,11 +163,7 @@ func (s *Server) taskTool(ctx context.Context, req *mcp.CallToolRequest, in task
 // outputTool runs superagents_output on one of the client's own tasks,
 // with progress notifications while it blocks.
 func (s *Server) outputTool(ctx context.Context, req *mcp.CallToolRequest, in tasktools.OutputInput) (tasktools.Reply, error) {
-	c, err := s.parent(ctx, req, nil, false)
-	if err != nil {
-		return tasktools.Reply{}, err
-	}
-	t, err := s.owned(ctx, c.session(), in.TaskID)
+	t, err := s.ownTask(ctx, req, in.TaskID)
 	if err != nil {
 		return tasktools.Reply{}, err
 	}
@@ -189,16 +185,21 @@ func (s *Server) listTool(ctx context.Context, req *mcp.CallToolRequest, in task
 
 // cancelTool runs superagents_cancel on one of the client's own tasks.
 func (s *Server) cancelTool(ctx context.Context, req *mcp.CallToolRequest, in tasktools.CancelInput) (tasktools.Reply, error) {
-	c, err := s.parent(ctx, req, nil, false)
-	if err != nil {
-		return tasktools.Reply{}, err
-	}
-	t, err := s.owned(ctx, c.session(), in.TaskID)
+	t, err := s.ownTask(ctx, req, in.TaskID)
 	if err != nil {
 		return tasktools.Reply{}, err
 	}
 	in.TaskID = t.ID
 	return s.tools.CancelTool(ctx, "", in)
+}
+
+// ownTask finds the task ref names among the calling client's own.
+func (s *Server) ownTask(ctx context.Context, req *mcp.CallToolRequest, ref string) (sa.Task, error) {
+	c, err := s.parent(ctx, req, nil, false)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	return s.owned(ctx, c.session(), ref)
 }
 
 // clearTool runs superagents_clear over the client's session.
