@@ -324,9 +324,12 @@ func (c *Chat) runningTurns() []*Turn {
 	defer c.mu.Unlock()
 	var out []*Turn
 	for _, a := range c.agents {
-		if a.turn != nil {
+		if a.turn != nil && !c.untold[a.turn] {
 			out = append(out, a.turn)
 		}
+	}
+	for t := range c.untold {
+		out = append(out, t)
 	}
 	return out
 }

@@ -170,13 +170,17 @@ type Chat struct {
 	// them, and wakes an agent (through wakeNow) once its tasks have ended.
 	bg *runtime.Turns
 
-	mu       sync.Mutex
-	sink     func(Event)
-	current  sa.Session
-	agents   map[string]*agentState
-	members  map[string]bool    // session → in the tree (a cache)
-	running  map[string]sa.Task // active tasks of the tree's agents
-	waits    map[*Turn]bool     // /output --block waits
+	mu      sync.Mutex
+	sink    func(Event)
+	current sa.Session
+	agents  map[string]*agentState
+	members map[string]bool    // session → in the tree (a cache)
+	running map[string]sa.Task // active tasks of the tree's agents
+	waits   map[*Turn]bool     // /output --block waits
+	// untold are the turns started whose end has not been told yet: an
+	// agent is free (its turn nil) a moment before its TurnEnd goes out,
+	// and what waits for the chat's turns (Settle) waits for that too.
+	untold   map[*Turn]bool
 	costs    map[string]float64 // agent → what it cost so far, in dollars
 	created  string             // the root this chat created, removed at Close if unused
 	restored bool
@@ -203,7 +207,7 @@ func Open(ctx context.Context, opts Options) (*Chat, error) {
 	c := &Chat{
 		rt: opts.Runtime, store: opts.Runtime.Store(), tools: tools, settle: settle,
 		base: base, stop: stop,
-		agents: map[string]*agentState{}, members: map[string]bool{}, running: map[string]sa.Task{}, waits: map[*Turn]bool{}, costs: map[string]float64{},
+		agents: map[string]*agentState{}, members: map[string]bool{}, running: map[string]sa.Task{}, waits: map[*Turn]bool{}, untold: map[*Turn]bool{}, costs: map[string]float64{},
 	}
 	// The waker decides, by the one wake rule, when an agent is woken to
 	// answer its tasks' notifications: once per batch. The chat asks it

@@ -73,6 +73,7 @@ func (c *Chat) startTurn(a *agentState, id string, input ...sa.Message) (*Turn, 
 	t.bg, t.done = bg, bg.Done()
 	t.cancel = func() { c.bg.Cancel(id) }
 	a.turn, a.status = t, StatusWorking
+	c.untold[t] = true
 	return t, nil
 }
 
@@ -122,6 +123,9 @@ func (t *Turn) ended(tr *runtime.BackgroundTurn, err error) {
 	// it. A turn it starts meanwhile may be told of first: events carry
 	// their turn, to keep the two apart.
 	c.emit(end)
+	c.mu.Lock()
+	delete(c.untold, t)
+	c.mu.Unlock()
 }
 
 // newWait makes a wait of the agent in view: fn runs once Start is
