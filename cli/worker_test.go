@@ -12,11 +12,9 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/cli"
 	"github.com/superagents/superagents/config"
-	"github.com/superagents/superagents/postgres"
+	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/postgres/pgtest"
 	"github.com/superagents/superagents/runtime"
-	"github.com/superagents/superagents/taskqueue"
-	"github.com/superagents/superagents/tasktools"
 )
 
 // TestWorkerRefuses checks the worker's refusals: no PostgreSQL database,
@@ -51,19 +49,9 @@ func TestWorkerRunsQueuedTasks(t *testing.T) {
 		})
 	}()
 
-	st, err := postgres.Open(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A process that only queues tasks, as run and chat are on PostgreSQL.
+	st, rt := stacktest.OpenNode(t, url, t.TempDir(), config.Default(), stacktest.NodeOptions{})
 	defer st.Close()
-	opts, err := taskqueue.Wire(st, runtime.Options{Store: st, Config: config.Default(), Workspace: t.TempDir(), TaskTools: tasktools.For}, taskqueue.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, _, err := runtime.Open(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer rt.Close(context.Background())
 	parent, err := rt.CreateSession(context.Background(), sa.NewSession{Agent: "general", Model: "offline"})
 	if err != nil {

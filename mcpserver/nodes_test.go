@@ -2,24 +2,19 @@ package mcpserver_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/superagents/superagents/agents"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/mcpserver"
 	"github.com/superagents/superagents/mcptasks"
-	"github.com/superagents/superagents/postgres"
 	"github.com/superagents/superagents/postgres/pgtest"
 	"github.com/superagents/superagents/runtime"
-	"github.com/superagents/superagents/taskqueue"
-	"github.com/superagents/superagents/tasktools"
 	"github.com/superagents/superagents/tools"
 )
 
@@ -33,24 +28,7 @@ type postgresNode struct {
 
 func newPostgresNode(t *testing.T, url, workspace string, cfg config.Config) *postgresNode {
 	t.Helper()
-	ctx := context.Background()
-	st, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts, err := taskqueue.Wire(st, runtime.Options{Store: st, Config: cfg, Workspace: workspace,
-		AgentDirs: agents.Dirs{Project: agents.ProjectDir(workspace)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")},
-		PollInterval: 50 * time.Millisecond, TaskTools: tasktools.For},
-		taskqueue.Options{Work: true})
-	if err != nil {
-		st.Close()
-		t.Fatal(err)
-	}
-	rt, problems, err := runtime.Open(ctx, opts)
-	if err != nil || len(problems) > 0 {
-		st.Close()
-		t.Fatalf("runtime: %v %v", err, problems)
-	}
+	st, rt := stacktest.OpenNode(t, url, workspace, cfg, stacktest.NodeOptions{Work: true})
 	srv, err := mcpserver.New(mcpserver.Options{Runtime: rt, Version: "test"})
 	if err != nil {
 		t.Fatal(err)

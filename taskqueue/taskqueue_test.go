@@ -11,7 +11,6 @@ import (
 	"go.uber.org/goleak"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/agents"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/llm/llmtest"
@@ -65,24 +64,7 @@ func (c *cluster) openWith(t *testing.T, work bool, cfg config.Config) *node {
 // tasks finish for up to drain.
 func (c *cluster) openDraining(t *testing.T, work bool, cfg config.Config, drain time.Duration) *node {
 	t.Helper()
-	ctx := context.Background()
-	st, err := postgres.Open(ctx, c.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts, err := taskqueue.Wire(st, runtime.Options{Store: st, Config: cfg, Workspace: c.workspace,
-		AgentDirs: agents.Dirs{Project: agents.ProjectDir(c.workspace)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")},
-		PollInterval: 50 * time.Millisecond, Heartbeat: 200 * time.Millisecond, TaskTools: tasktools.For},
-		taskqueue.Options{Work: work, Drain: drain})
-	if err != nil {
-		st.Close()
-		t.Fatal(err)
-	}
-	rt, problems, err := runtime.Open(ctx, opts)
-	if err != nil || len(problems) > 0 {
-		st.Close()
-		t.Fatalf("runtime: %v %v", err, problems)
-	}
+	st, rt := stacktest.OpenNode(t, c.url, c.workspace, cfg, stacktest.NodeOptions{Work: work, Drain: drain, Heartbeat: 200 * time.Millisecond})
 	n := &node{store: st, rt: rt}
 	t.Cleanup(func() { n.close(t) })
 	return n

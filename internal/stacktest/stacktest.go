@@ -19,8 +19,10 @@ import (
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/events"
 	"github.com/superagents/superagents/llm/llmtest"
+	"github.com/superagents/superagents/postgres"
 	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/sqlite"
+	"github.com/superagents/superagents/taskqueue"
 	"github.com/superagents/superagents/tasks"
 	"github.com/superagents/superagents/tasktools"
 	"github.com/superagents/superagents/tools"
@@ -96,6 +98,44 @@ func OpenWith(t testing.TB, dir, workspace string, cfg config.Config, extras Ext
 	}
 	parts := runtime.PartsOf(rt)
 	return &Stack{Store: st, Runtime: rt, Engine: parts.Engine, Bus: parts.Bus, Tasks: parts.Tasks, Tools: tools}
+}
+
+// NodeOptions say how a node of OpenNode works the job queue.
+type NodeOptions struct {
+	// Work makes it work the queue's tasks (serve, worker); otherwise it
+	// only queues the tasks it launches (run, chat, mcp).
+	Work bool
+	// Drain is how long, closing, it lets its running tasks finish.
+	Drain time.Duration
+	// Heartbeat is its runner's (the configured one when 0).
+	Heartbeat time.Duration
+}
+
+// OpenNode opens a node of a cluster on the PostgreSQL database at url:
+// its own store connection and a runtime whose tasks go through the job
+// queue, wired as the command line wires one, with the task tools. The
+// bus polls every 50 ms. Closing both is the caller's (runtime first).
+func OpenNode(t testing.TB, url, workspace string, cfg config.Config, opts NodeOptions) (*postgres.Store, *runtime.Runtime) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ropts, err := taskqueue.Wire(st, runtime.Options{Store: st, Config: cfg, Workspace: workspace,
+		AgentDirs: agents.Dirs{Project: agents.ProjectDir(workspace)}, BashEnv: []string{"PATH=" + os.Getenv("PATH")},
+		PollInterval: 50 * time.Millisecond, Heartbeat: opts.Heartbeat, TaskTools: tasktools.For},
+		taskqueue.Options{Work: opts.Work, Drain: opts.Drain})
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	rt, problems, err := runtime.Open(ctx, ropts)
+	if err != nil || len(problems) > 0 {
+		st.Close()
+		t.Fatalf("runtime: %v %v", err, problems)
+	}
+	return st, rt
 }
 
 // Close stops the runtime (running tasks end as interrupted), then the
