@@ -134,7 +134,8 @@ func paramsOf(t *testing.T, msg map[string]any) (map[string]any, map[string]any)
 // it); the acknowledgement lists the task and leaves out one it may not
 // have; the task's state follows at once, and each change of status
 // after, as the specification's example writes it, tagged with the
-// subscription; the same state is not sent twice; the subscription stays
+// subscription; the same state is not sent twice, nor an older state
+// after the task's end; the subscription stays
 // open until the client cancels it, and then nothing more comes.
 func TestTaskNotifications(t *testing.T) {
 	b := newMemBackend()
@@ -218,6 +219,12 @@ func TestTaskNotifications(t *testing.T) {
 	}
 	n.Notify(context.Background(), st) // the same again
 	c.nothingPending("ping-2")
+	// A state read before the task ended, delivered late, is not sent: an
+	// ended task's notification is its last.
+	stale := st
+	stale.Status, stale.Result = mcptasks.StatusWorking, nil
+	n.Notify(context.Background(), stale)
+	c.nothingPending("ping-stale")
 
 	// Cancelled: no more, and no answer to the listen.
 	c.send(nil, "notifications/cancelled", map[string]any{"requestId": "listen-1"})
