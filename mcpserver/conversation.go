@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -79,8 +80,9 @@ func (s *Server) findConversation(ctx context.Context, req *mcp.CallToolRequest,
 
 // pendingCall finds the host's transcript whose newest assistant message
 // is the call req, and what it read of it, waiting up to wait for the
-// host to write it: hosts write a call to their transcript about when
-// they send it.
+// host to write it (busyHostWait times that while the host writes this
+// workspace's transcripts): hosts write a call to their transcript about
+// when they send it.
 func (s *Server) pendingCall(ctx context.Context, req *mcp.CallToolRequest, host transcripts.Host, wait time.Duration) (transcripts.Transcript, transcripts.Result, error) {
 	dir := s.rt.WorkspaceDir()
 	env := transcripts.Env{Getenv: s.getenv}
@@ -94,11 +96,22 @@ func (s *Server) pendingCall(ctx context.Context, req *mcp.CallToolRequest, host
 			args = req.Params.Arguments
 		}
 	}
-	deadline := time.Now().Add(wait)
+	began := time.Now()
+	deadline, extended := began.Add(wait), false
 	for {
 		t, read, err := transcripts.FindPendingCall(ctx, host, dir, env, name, args)
-		if err == nil || !errors.Is(err, sa.ErrNotFound) || time.Now().After(deadline) {
+		if err == nil || !errors.Is(err, sa.ErrNotFound) {
 			return t, read, err
+		}
+		if time.Now().After(deadline) {
+			// A host that wrote this workspace's transcript around the time
+			// of the call is at work on it, only late (a machine stalled
+			// for seconds): it gets longer. One that wrote none gets no
+			// more, so as to say so without a long wait.
+			if extended || !hostWroteSince(ctx, host, dir, env, began.Add(-wait)) {
+				return t, read, err
+			}
+			deadline, extended = began.Add(busyHostWait*wait), true
 		}
 		select {
 		case <-time.After(100 * time.Millisecond):
@@ -106,6 +119,17 @@ func (s *Server) pendingCall(ctx context.Context, req *mcp.CallToolRequest, host
 			return transcripts.Transcript{}, transcripts.Result{}, ctx.Err()
 		}
 	}
+}
+
+// busyHostWait: a host writing its transcript meanwhile gets this many
+// times a pending call's wait.
+const busyHostWait = 4
+
+// hostWroteSince reports whether the host wrote one of its transcripts for
+// dir after since.
+func hostWroteSince(ctx context.Context, host transcripts.Host, dir string, env transcripts.Env, since time.Time) bool {
+	ts, err := transcripts.Find(ctx, host, dir, env)
+	return err == nil && slices.ContainsFunc(ts, func(t transcripts.Transcript) bool { return t.Updated.After(since) })
 }
 
 // conversationSession finds the store session of the client's

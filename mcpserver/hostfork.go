@@ -19,7 +19,8 @@ const HostNone = "none"
 // call it is serving to its transcript (hosts write it a moment after
 // they send it; on a busy machine, seconds after). A fork whose call is
 // written answers as soon as it is found; only a fork whose host writes
-// no transcript waits this long, to say so.
+// no transcript waits this long, to say so (a host writing its transcript
+// meanwhile gets busyHostWait times as long).
 const pendingCallWait = 5 * time.Second
 
 // ownerCallWait bounds how long a connection's first call waits for its

@@ -586,6 +586,38 @@ func TestHostFork(t *testing.T) {
 	}
 }
 
+// TestHostForkStalledHost: a host that wrote its transcript about when it
+// called, but writes the call itself later than a fork's usual wait (Claude
+// Code on a machine stalled for seconds), still hands its conversation
+// over: a host at work on its transcript gets a longer wait.
+func TestHostForkStalledHost(t *testing.T) {
+	home := t.TempDir()
+	h := newHarnessWith(t, fakeModel, mcpserver.Options{Getenv: homeEnv(home)})
+	w := openClaude(t, home, h.ws)
+	w.user("The release codename is " + fact + "; it is written nowhere else.")
+	w.user("Fork a sub-agent to check the staging deploy.")
+	c := h.connect(inMemory, "claude-code", "1.0.0")
+	prompt := "Check the staging deploy against the release codename."
+	done := make(chan callResult, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "superagents_task", Arguments: forkArgs(prompt)})
+		done <- callResult{res, err}
+	}()
+	time.Sleep(6 * time.Second) // longer than a fork waits for a host that writes nothing
+	w.call("call_1", forkArgs(prompt))
+	r := <-done
+	if r.err != nil || r.res.IsError {
+		t.Fatalf("fork: %v %v", r.err, r.res)
+	}
+	if text := resultText(r.res); !strings.Contains(text, "The sub-agent starts with a digest of your Claude Code conversation") {
+		t.Fatalf("reply %q: want the host's conversation handed over", text)
+	}
+	c.ok("superagents_output", map[string]any{"task_id": taskID(t, r.res), "block": true})
+	checkDigest(t, h.firstRequest(prompt), fact)
+}
+
 type callResult struct {
 	res *mcp.CallToolResult
 	err error
