@@ -178,6 +178,7 @@ Without a command, superagents opens a chat (see 'superagents chat --help').`,
 		a.versionCommand(),
 		a.migrateCommand(),
 		a.workerCommand(),
+		a.sandboxCommand(),
 	)
 	return root
 }

@@ -131,6 +131,7 @@ func (a *app) open(ctx context.Context, model string, agents bool) (*runtime.Run
 	ropts := runtime.Options{
 		Store: st, Config: cfg, Workspace: ws, AgentDirs: a.agentDirs(ws), BashEnv: a.env.Environ,
 		WorktreeDir: filepath.Join(dataDir, "worktrees"), TaskTools: tasktools.For,
+		PrivatePaths: a.privatePaths(),
 	}
 	if agents {
 		// The agents get the user's MCP servers and the project's

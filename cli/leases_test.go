@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/superagents/superagents/internal/proctest"
+	"github.com/superagents/superagents/internal/sandboxtest"
 )
 
 // runSession runs one turn through the real binary and returns the id of
@@ -64,7 +65,7 @@ func TestTaskSessionIsTheTasks(t *testing.T) {
 	p.env = append(p.env, "SUPERAGENTS_OFFLINE_SCRIPT="+writeScript(t))
 	parent := runSession(t, p, ws)
 	task := p.ok("task", "launch", "--workspace", ws, "--session", parent, "--agent", "general", "--description", "sleeper", "sleep please")
-	sleeper := waitPID(t, filepath.Join(ws, "sleeper.pid"))
+	sleeper := waitSleeper(t, filepath.Join(ws, "sleeper.pid"))
 	before := p.ok("history", task, "--json")
 
 	refusedFromEveryWayIn(t, p, ws, task, "resume the task")
@@ -75,7 +76,7 @@ func TestTaskSessionIsTheTasks(t *testing.T) {
 	if out := p.ok("task", "cancel", task); !strings.Contains(out, "cancelled") {
 		t.Fatalf("cancel = %q", out)
 	}
-	proctest.WaitGone(t, sleeper)
+	proctest.WaitNoneFound(t, sleeper)
 	// Ended, it is still the task's: continued by resuming it.
 	refusedFromEveryWayIn(t, p, ws, task, "resume the task")
 }
@@ -98,8 +99,12 @@ func TestTurnLeaseAcrossProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = holder.Process.Kill(); _ = holder.Wait() })
-	sleeper := waitPID(t, filepath.Join(ws, "sleeper.pid"))
-	t.Cleanup(func() { _ = syscall.Kill(sleeper, syscall.SIGKILL) })
+	sleeper := waitSleeper(t, filepath.Join(ws, "sleeper.pid"))
+	t.Cleanup(func() {
+		for _, pid := range proctest.Find(sleeper) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
 
 	refusedFromEveryWayIn(t, p, ws, session, "busy")
 
@@ -108,7 +113,12 @@ func TestTurnLeaseAcrossProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = holder.Wait()
-	_ = syscall.Kill(sleeper, syscall.SIGKILL)
+	if sandboxtest.Isolates(t) {
+		proctest.WaitNoneFound(t, sleeper) // its command died with it
+	}
+	for _, pid := range proctest.Find(sleeper) {
+		_ = syscall.Kill(pid, syscall.SIGKILL) // unconfined, it outlives its process
+	}
 	if out := p.ok("run", "--workspace", ws, "--session", session, "What is 3+3?"); !strings.Contains(out, "3+3 equals 6") {
 		t.Fatalf("run after the holder died = %q", out)
 	}

@@ -123,11 +123,19 @@ func (a *app) mcpSandboxWarning(cfg config.Config) string {
 		Network:   cfg.Sandbox.Network,
 		Writable:  cfg.Sandbox.Writable,
 		Workspace: ws,
+		Private:   a.privatePaths(),
 	}, a.mcpEnviron())
 	if err != nil {
 		return err.Error()
 	}
 	return s.Warning()
+}
+
+// privatePaths are superagents' own files as this command places them
+// (sandbox.PrivatePaths), with its data directory.
+func (a *app) privatePaths() []string {
+	dataDir, _ := a.resolveDataDir()
+	return sandbox.PrivatePaths(a.env.Getenv, dataDir)
 }
 
 // mcpLogPath is the background server's log, in the data directory.

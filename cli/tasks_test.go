@@ -20,6 +20,7 @@ import (
 	"github.com/superagents/superagents/cli"
 	"github.com/superagents/superagents/frontends"
 	"github.com/superagents/superagents/internal/proctest"
+	"github.com/superagents/superagents/internal/sandboxtest"
 )
 
 // delegateScript makes the offline model hand arithmetic to a background
@@ -60,13 +61,18 @@ reply = "2+2 equals 4."
 [[rules]]
 contains = "sleep please"
 step = 1
-tool_calls = [{ name = "bash", input = { command = "echo $$ > sleeper.pid; sleep 120", timeout_seconds = 300 } }]
+tool_calls = [{ name = "bash", input = { command = "echo SLEEP_ARG > sleeper.pid; sleep SLEEP_ARG", timeout_seconds = 300 } }]
 `
 
+// writeScript writes the offline model's script. Its sleeper's command
+// writes its sleep's duration, unique to the script (proctest.SleepArg),
+// which marks it in the process list: in the sandbox, the pids a command
+// sees are its PID namespace's.
 func writeScript(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "script.toml")
-	if err := os.WriteFile(path, []byte(delegateScript), 0o644); err != nil {
+	script := strings.ReplaceAll(delegateScript, "SLEEP_ARG", proctest.SleepArg(t))
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -418,11 +424,11 @@ func TestDetachedTasks(t *testing.T) {
 	// Cancel from another process while the task's command runs.
 	slow := p.ok("task", "launch", "--workspace", ws, "--session", sid, "--agent", "general", "--description", "sleeper", "sleep please")
 	pidFile := filepath.Join(ws, "sleeper.pid")
-	pid := waitPID(t, pidFile)
+	sleeper := waitSleeper(t, pidFile)
 	if out := p.ok("task", "cancel", slow); !strings.Contains(out, "cancelled") {
 		t.Fatalf("cancel = %q", out)
 	}
-	proctest.WaitGone(t, pid)
+	proctest.WaitNoneFound(t, sleeper)
 	if out := p.ok("task", "output", slow); !strings.Contains(out, "was cancelled") {
 		t.Fatalf("output of the cancelled task = %q", out)
 	}
@@ -446,13 +452,18 @@ func TestDetachedTasks(t *testing.T) {
 	// A worker killed outright: the next process ends its task.
 	os.Remove(pidFile)
 	doomed := p.ok("task", "launch", "--workspace", ws, "--session", sid, "--agent", "general", "--description", "doomed", "sleep please")
-	sleeper := waitPID(t, pidFile)
+	sleeper = waitSleeper(t, pidFile)
 	worker := workerPID(t, p, doomed)
 	if err := syscall.Kill(worker, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	proctest.WaitGone(t, worker)
-	syscall.Kill(-sleeper, syscall.SIGKILL) // the crash left its command behind; clean up
+	if sandboxtest.Isolates(t) {
+		proctest.WaitNoneFound(t, sleeper) // its command died with it
+	}
+	for _, pid := range proctest.Find(sleeper) {
+		_ = syscall.Kill(pid, syscall.SIGKILL) // unconfined, the crash left its command behind
+	}
 	out := p.ok("task", "output", doomed)
 	if !strings.Contains(out, "interrupted by restart") {
 		t.Fatalf("output after the worker died = %q", out)
@@ -462,19 +473,21 @@ func TestDetachedTasks(t *testing.T) {
 	}
 }
 
-func waitPID(t *testing.T, path string) int {
+// waitSleeper waits until the sleeper's command runs, and returns what
+// marks its processes (see writeScript).
+func waitSleeper(t *testing.T, path string) string {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(path); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				return pid
-			}
+		if b, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(b), "\n") {
+			marker := strings.TrimSpace(string(b))
+			proctest.WaitFound(t, marker)
+			return marker
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("%s never appeared", path)
-	return 0
+	return ""
 }
 
 // workerPID finds the worker running a task: the process whose command

@@ -43,6 +43,10 @@ type Engine struct {
 	// BashEnv is the environment bash commands start from (the process's
 	// if nil).
 	BashEnv []string
+	// PrivatePaths are superagents' own files, which commands never
+	// reach (sandbox.Policy.Private; nil: sandbox.PrivatePaths of the
+	// process's environment).
+	PrivatePaths []string
 	// taskTools, extraTools and instructions: see Options.
 	taskTools    TaskToolsFunc
 	extraTools   func(ctx context.Context, patterns []string) ([]tools.Tool, error)
@@ -196,6 +200,7 @@ func (e *Engine) sandboxPolicy(profile agents.Profile) sandbox.Policy {
 		Mode:     sandbox.Strictest(cfg.Mode, profile.Sandbox),
 		Network:  cfg.Network,
 		Writable: cfg.Writable,
+		Private:  e.PrivatePaths,
 	}
 	if p.Mode != sandbox.Strictest(cfg.Mode) {
 		p.ModeSource = fmt.Sprintf("the agent profile %q", profile.Name)
@@ -282,6 +287,8 @@ type Options struct {
 	// BashEnv is the environment bash commands start from (the process's
 	// if nil).
 	BashEnv []string
+	// PrivatePaths: see Engine.PrivatePaths.
+	PrivatePaths []string
 	// TaskTools, if set, gives a session's turns the background-task
 	// tools.
 	TaskTools TaskToolsFunc
@@ -311,6 +318,7 @@ func New(opts Options) (eng *Engine, problems []error, err error) {
 		Agents:       catalog,
 		Workspace:    ws,
 		BashEnv:      opts.BashEnv,
+		PrivatePaths: opts.PrivatePaths,
 		taskTools:    opts.TaskTools,
 		extraTools:   opts.ExtraTools,
 		instructions: opts.Instructions,

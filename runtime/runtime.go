@@ -51,6 +51,9 @@ type Options struct {
 	// BashEnv is the environment bash commands start from (the process's
 	// if nil).
 	BashEnv []string
+	// PrivatePaths are superagents' own files, which commands never
+	// reach (nil: sandbox.PrivatePaths of the process's environment).
+	PrivatePaths []string
 	// PollInterval is how often the event bus looks for other processes'
 	// writes (events.DefaultPollInterval when 0).
 	PollInterval time.Duration
@@ -112,7 +115,7 @@ func Open(ctx context.Context, opts Options) (rt *Runtime, problems []error, err
 	}
 	rt = &Runtime{store: opts.Store, queue: opts.Queue}
 	eng, problems, err := engine.New(engine.Options{Store: opts.Store, Config: opts.Config, Workspace: opts.Workspace,
-		AgentDirs: opts.AgentDirs, BashEnv: opts.BashEnv, TaskTools: rt.turnTaskTools,
+		AgentDirs: opts.AgentDirs, BashEnv: opts.BashEnv, PrivatePaths: opts.PrivatePaths, TaskTools: rt.turnTaskTools,
 		ExtraTools: opts.ExtraTools, Instructions: opts.Instructions})
 	if err != nil {
 		return nil, nil, err

@@ -1,21 +1,28 @@
 // Package sandbox confines the commands agents run: what they may write,
-// and whether they may open network connections.
+// whether they may open network connections, and what of superagents'
+// own they may reach.
 //
 // A command runs under a Policy. In "workspace-write" mode (the default)
-// it may read what the user can, write only in the workspace, the system's
-// temporary directories and any directories the configuration adds, and
-// open no network connection unless the policy allows the network. In
-// "read-only" mode it may write nothing. "off" runs it unconfined.
+// it may read what the user can, but superagents' own files (Private),
+// write only in the workspace, the system's temporary directories and any
+// directories the configuration adds, and open no network socket unless
+// the policy allows the network. In "read-only" mode it may write
+// nothing. "off" runs it unconfined.
 //
-// On Linux the rules are Landlock's. Landlock applies to a process and
-// everything it starts, from the moment the process restricts itself, so
-// the command's first process is the running program itself again: a
-// Command re-executes it with a marker in its arguments and environment,
-// and this package's init function, seeing the marker, applies the rules
-// and executes the command. Every program that links this package
-// (superagents and its test binaries alike) thereby serves as the
-// sandbox's first process. On macOS the command runs under sandbox-exec
-// with a generated Seatbelt profile.
+// On Linux the command's first process is the running program itself
+// again: a Command re-executes it with a marker in its arguments and
+// environment, and this package's init function, seeing the marker,
+// confines itself and executes the command. Every program that links this
+// package (superagents and its test binaries alike) thereby serves as the
+// sandbox's first process. It starts in new mount and PID namespaces (and
+// a user namespace when superagents does not run as root), where it hides
+// Private under empty mounts and mounts a /proc of its own; then it drops
+// every capability, sets no_new_privs, installs a seccomp filter that
+// refuses every socket but Unix ones when the network is not allowed, and
+// applies Landlock's rules. Being the first process of its PID namespace,
+// the command takes every process it started with it when it ends, and it
+// dies with superagents. On macOS the command runs under sandbox-exec with
+// a generated Seatbelt profile.
 //
 // Where the system cannot enforce a policy (a kernel without Landlock, or
 // one too old for network rules), commands run with what can be enforced
@@ -29,7 +36,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/superagents/superagents/xdg"
 )
 
 // Mode is how much a command may change.
@@ -166,6 +176,12 @@ type Policy struct {
 	// configuration's comes from (`the agent profile "reviewer"`), for
 	// the messages that explain a refusal.
 	ModeSource string
+	// Private are superagents' own files and directories (its data,
+	// configuration and sockets), which commands may neither read nor
+	// reach, whatever else the policy allows; nil: PrivatePaths of this
+	// process's environment. The workspace stays reachable when it lies
+	// below one of them (a task's worktree in the data directory).
+	Private []string
 }
 
 // Support is what this system can enforce.
@@ -175,9 +191,14 @@ type Support struct {
 	Mechanism string
 	// ABI is the Landlock ABI version (0 elsewhere).
 	ABI int
-	// Files and Network say whether file writes and network connections
+	// Files and Network say whether file writes and network sockets
 	// can be confined.
 	Files, Network bool
+	// Isolation says whether commands run in namespaces of their own,
+	// which hide Private and end every process a command started with
+	// it (and with superagents); IsolationKind names them.
+	Isolation     bool
+	IsolationKind string
 	// Reason says why something is missing.
 	Reason string
 }
@@ -190,6 +211,9 @@ type Sandbox struct {
 	// writable are the directories a confined command may write in,
 	// absolute, with symbolic links resolved where they exist.
 	writable []string
+	// private are the paths hidden from commands, absolute, with
+	// symbolic links resolved.
+	private []string
 	// self is the executable re-executed as the first process (Linux).
 	self string
 }
@@ -228,6 +252,17 @@ func New(p Policy, env []string) (*Sandbox, error) {
 		slices.Sort(s.writable)
 		s.writable = slices.Compact(s.writable)
 	}
+	private := p.Private
+	if private == nil {
+		private = PrivatePaths(os.Getenv)
+	}
+	for _, path := range private {
+		if filepath.IsAbs(path) {
+			s.private = append(s.private, realPath(path))
+		}
+	}
+	slices.Sort(s.private)
+	s.private = slices.Compact(s.private)
 	if s.support.Files {
 		self, err := selfExecutable()
 		if err != nil {
@@ -259,6 +294,40 @@ func realPath(p string) string {
 	return p
 }
 
+// PrivatePaths are superagents' own directories as getenv places them,
+// and the extra paths given (a data directory or token file set on the
+// command line): its configuration, data and state directories, and the
+// directories of its sockets (mcpdaemon.PathsFor). Commands never see
+// them.
+func PrivatePaths(getenv func(string) string, extra ...string) []string {
+	var paths []string
+	if dir, err := xdg.ConfigDir(getenv); err == nil {
+		paths = append(paths, dir)
+	}
+	if dir, err := xdg.DataDir(getenv); err == nil {
+		paths = append(paths, dir)
+	}
+	if dir, err := xdg.StateDir(getenv); err == nil {
+		paths = append(paths, dir)
+	}
+	if run := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(run) {
+		paths = append(paths, filepath.Join(run, xdg.App))
+	}
+	paths = append(paths, filepath.Join(os.TempDir(), xdg.App+"-"+strconv.Itoa(os.Getuid())))
+	for _, p := range extra {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			paths = append(paths, abs)
+		}
+	}
+	return paths
+}
+
+// Private returns the paths commands may not reach.
+func (s *Sandbox) Private() []string { return slices.Clone(s.private) }
+
 // Mode returns the policy's mode.
 func (s *Sandbox) Mode() Mode { return s.policy.Mode }
 
@@ -286,6 +355,8 @@ func (s *Sandbox) Warning() string {
 		return fmt.Sprintf("the sandbox (mode %q) is not available: %s; commands agents run have all of your rights. Set [sandbox] mode = \"off\" in config.toml to run unconfined without this warning", s.policy.Mode, s.support.Reason)
 	case !s.policy.Network && !s.support.Network:
 		return fmt.Sprintf("the sandbox cannot confine network connections: %s; commands agents run may reach the network. Set [sandbox] network = true in config.toml to allow it without this warning", s.support.Reason)
+	case !s.support.Isolation:
+		return fmt.Sprintf("the sandbox cannot isolate commands: %s; commands agents run can read superagents' own files (its database, tokens and sockets), and what they start in the background may outlive them. Run `superagents sandbox check` for details", s.support.Reason)
 	}
 	return ""
 }

@@ -9,8 +9,9 @@ import (
 // the policy asks, and that commands then still run.
 func TestWarning(t *testing.T) {
 	noLandlock := Support{Reason: "this kernel does not offer Landlock"}
-	oldLandlock := Support{Mechanism: "Landlock", ABI: 3, Files: true, Reason: "this kernel's Landlock is ABI 3"}
-	full := Support{Mechanism: "Landlock", ABI: 7, Files: true, Network: true}
+	noSeccomp := Support{Mechanism: "Landlock", ABI: 3, Files: true, Reason: "seccomp cannot refuse network sockets here"}
+	noNamespaces := Support{Mechanism: "Landlock", ABI: 7, Files: true, Network: true, Reason: "this system gives commands no namespaces of their own"}
+	full := Support{Mechanism: "Landlock", ABI: 7, Files: true, Network: true, Isolation: true}
 	tests := []struct {
 		name     string
 		policy   Policy
@@ -20,8 +21,8 @@ func TestWarning(t *testing.T) {
 	}{
 		{"no Landlock", Policy{Mode: WorkspaceWrite}, noLandlock, `the sandbox (mode "workspace-write") is not available: this kernel does not offer Landlock; commands agents run have all of your rights. Set [sandbox] mode = "off"`, false},
 		{"no Landlock, read-only", Policy{Mode: ReadOnly}, noLandlock, `the sandbox (mode "read-only") is not available`, false},
-		{"no network rules", Policy{Mode: WorkspaceWrite}, oldLandlock, "the sandbox cannot confine network connections: this kernel's Landlock is ABI 3; commands agents run may reach the network. Set [sandbox] network = true", true},
-		{"no network rules, network allowed", Policy{Mode: WorkspaceWrite, Network: true}, oldLandlock, "", true},
+		{"no network rules", Policy{Mode: WorkspaceWrite}, noSeccomp, "the sandbox cannot confine network connections: seccomp cannot refuse network sockets here; commands agents run may reach the network. Set [sandbox] network = true", true},
+		{"no namespaces", Policy{Mode: WorkspaceWrite, Network: true}, noNamespaces, "the sandbox cannot isolate commands: this system gives commands no namespaces of their own; commands agents run can read superagents' own files", true},
 		{"everything enforced", Policy{Mode: WorkspaceWrite}, full, "", true},
 		{"off", Policy{Mode: Off}, noLandlock, "", false},
 	}

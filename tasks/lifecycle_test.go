@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -49,19 +48,22 @@ func status(t *testing.T, h *harness, id string) sa.TaskStatus {
 
 // sleeper is a model whose task runs a long bash command in its own
 // process group, then finishes once the command returns. The command
-// writes the pid of its background sleep, then its own.
+// writes its sleep's duration (proctest.SleepArg), which marks both the
+// sleep and the shell in the process list: in the sandbox, the pids the
+// command sees are its PID namespace's.
 func sleeper(t *testing.T) func(req llmtest.Request) llmtest.Reply {
 	return func(req llmtest.Request) llmtest.Reply {
 		if facts(t, req).LastName == "bash" {
 			return llmtest.Reply{Text: "finished"}
 		}
+		arg := proctest.SleepArg(t)
 		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall("bash", map[string]any{
-			"command": "sleep 300 & echo $! > sleep.pid; echo $$ > pid; wait", "timeout_seconds": 600})}}
+			"command": "sleep " + arg + " & echo " + arg + " > marker; wait", "timeout_seconds": 600})}}
 	}
 }
 
-// sleeperProcs are the processes of a sleeper's command.
-type sleeperProcs struct{ shell, sleep int }
+// sleeperProcs marks the processes of a sleeper's command.
+type sleeperProcs struct{ marker string }
 
 // startSleeper launches a sleeper task and returns it with its processes
 // once the command runs.
@@ -77,14 +79,11 @@ func sleeperPIDs(t *testing.T, h *harness) sleeperProcs {
 	t.Helper()
 	var procs sleeperProcs
 	eventually(t, "the command to start", func() bool {
-		// The shell writes its pid after the sleep's.
-		procs.shell = readPID(filepath.Join(h.ws, "pid"))
-		return procs.shell > 0
+		b, err := os.ReadFile(filepath.Join(h.ws, "marker"))
+		procs.marker = strings.TrimSpace(string(b))
+		return err == nil && strings.HasSuffix(string(b), "\n")
 	})
-	procs.sleep = readPID(filepath.Join(h.ws, "sleep.pid"))
-	if procs.sleep <= 0 {
-		t.Fatal("the command wrote its pid but not its sleep's")
-	}
+	proctest.WaitFound(t, procs.marker)
 	return procs
 }
 
@@ -100,15 +99,11 @@ func readPID(path string) int {
 	return pid
 }
 
-// wantGone fails unless the shell and its sleep are gone. The shell is
-// the run's child, reaped once the tool returns; the sleep was killed
-// with the shell's process group.
+// wantGone fails unless the shell and its sleep are gone: killed with
+// the shell's process group (or PID namespace).
 func wantGone(t *testing.T, procs sleeperProcs) {
 	t.Helper()
-	if err := syscall.Kill(procs.shell, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Fatalf("the bash process %d is still there (%v)", procs.shell, err)
-	}
-	proctest.WaitGone(t, procs.sleep)
+	proctest.WaitNoneFound(t, procs.marker)
 }
 
 func TestCancelStopsTheBashProcessGroup(t *testing.T) {

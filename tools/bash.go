@@ -192,17 +192,7 @@ func runBash(ctx context.Context, sb *sandbox.Sandbox, dir string, env []string,
 		return Errorf("create output pipe: %v", err), nil
 	}
 	defer pr.Close()
-	// On Linux the sandbox's first process becomes bash (exec), keeping
-	// its pid: the process group below is still named after bash.
-	cmd, err := sb.Command([]string{"bash", "-c", script}, env)
-	if err != nil {
-		pw.Close()
-		return Errorf("start bash: %v", err), nil
-	}
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = pw, pw // an *os.File: no copying goroutine
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = cmd.Start()
+	cmd, err := startBash(sb, dir, env, script, pw)
 	pw.Close() // the children hold the write end now
 	if err != nil {
 		return Errorf("start bash: %v", err), nil
@@ -262,6 +252,24 @@ func runBash(ctx context.Context, sb *sandbox.Sandbox, dir string, env []string,
 	}
 	code := state.ExitCode()
 	return Result{Output: withNote(out, fmt.Sprintf("[exit code %d]", code)), IsError: code != 0}, nil
+}
+
+// startBash starts the script in the sandbox, in a process group of its
+// own, its output to out. The sandbox's first process keeps its pid (on
+// Linux it becomes bash, or the shell of the PID namespace that runs
+// bash): the group is named after it.
+func startBash(sb *sandbox.Sandbox, dir string, env []string, script string, out *os.File) (*exec.Cmd, error) {
+	cmd, err := sb.Command([]string{"bash", "-c", script}, env)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = out, out // an *os.File: no copying goroutine
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	return cmd, cmd.Start()
 }
 
 // withNote appends a note on a line of its own.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/superagents/superagents/internal/proctest"
+	"github.com/superagents/superagents/internal/sandboxtest"
+	"github.com/superagents/superagents/sandbox"
 )
 
 func TestBashResults(t *testing.T) {
@@ -29,7 +30,10 @@ func TestBashResults(t *testing.T) {
 		{"non-zero exit", "echo failing; exit 3", "failing\n[exit code 3]", true},
 		{"no output", "true", "(no output)\n[exit code 0]", false},
 		{"stdin is empty", "cat; echo done", "done\n[exit code 0]", false},
-		{"killed by a signal", "kill -TERM $$", "(no output)\n[killed by signal terminated]", true},
+		// In the sandbox the command's shell is the child of the PID
+		// namespace's first process, which reports its death by a
+		// signal as a shell does.
+		{"killed by a signal", "kill -TERM $$", "(no output)\n" + killedBySIGTERM(t), true},
 		{"syntax error", "if then", "syntax error", true},
 		{"empty command", "  ", "command is empty", true},
 	}
@@ -41,6 +45,14 @@ func TestBashResults(t *testing.T) {
 			}
 		})
 	}
+}
+
+// killedBySIGTERM is how a bash call killed by SIGTERM ends.
+func killedBySIGTERM(t *testing.T) string {
+	if sandboxtest.Isolates(t) {
+		return "[exit code 143]"
+	}
+	return "[killed by signal terminated]"
 }
 
 func TestBashTimeoutArgument(t *testing.T) {
@@ -85,63 +97,104 @@ func TestBashHidesProviderKeys(t *testing.T) {
 	}
 }
 
-// startBackgroundSleep is a script that leaves a sleep running in the
-// command's process group, records its pid, then waits.
-const startBackgroundSleep = `sleep 300 & echo $! > sleep.pid; echo started; wait`
+// backgroundSleep is a script that leaves a sleep (of duration arg, see
+// proctest.SleepArg) running in the command's process group, then waits.
+func backgroundSleep(arg string) string {
+	return `sleep ` + arg + ` & echo started; wait`
+}
+
+// bashProcessTests run the bash tool's process handling with the sandbox
+// off (a process group) and on (a PID namespace of its own).
+func bashProcessTests() []struct {
+	name   string
+	policy sandbox.Policy
+} {
+	return []struct {
+		name   string
+		policy sandbox.Policy
+	}{{"unconfined", sandbox.Policy{Mode: sandbox.Off}}, {"sandboxed", sandbox.Policy{}}}
+}
 
 func TestBashTimeoutKillsTheProcessGroup(t *testing.T) {
-	ws, set := newTestWorkspace(t, nil, Options{Bash: BashOptions{Timeout: 300 * time.Millisecond}})
-	res := call(t, set, Bash, obj{"command": startBackgroundSleep})
-	if !res.IsError || !strings.Contains(res.Output, "started\n[timed out after 300ms: the command and its processes were killed]") {
-		t.Fatalf("got %+v", res)
+	for _, tc := range bashProcessTests() {
+		t.Run(tc.name, func(t *testing.T) {
+			_, set := newTestWorkspace(t, nil, Options{Sandbox: tc.policy, Bash: BashOptions{Timeout: 300 * time.Millisecond}})
+			arg := proctest.SleepArg(t)
+			res := call(t, set, Bash, obj{"command": backgroundSleep(arg)})
+			if !res.IsError || !strings.Contains(res.Output, "started\n[timed out after 300ms: the command and its processes were killed]") {
+				t.Fatalf("got %+v", res)
+			}
+			proctest.WaitNoneFound(t, arg)
+		})
 	}
-	proctest.WaitGone(t, readPid(t, ws))
 }
 
 func TestBashLeavesNothingBehindOnExit(t *testing.T) {
-	ws, set := newTestWorkspace(t, nil, Options{})
-	res := call(t, set, Bash, obj{"command": `sleep 300 > /dev/null 2>&1 & echo $! > sleep.pid; echo bye`})
-	if res.IsError || res.Output != "bye\n[exit code 0]" {
-		t.Fatalf("got %+v", res)
+	for _, tc := range bashProcessTests() {
+		t.Run(tc.name, func(t *testing.T) {
+			_, set := newTestWorkspace(t, nil, Options{Sandbox: tc.policy})
+			arg := proctest.SleepArg(t)
+			res := call(t, set, Bash, obj{"command": `sleep ` + arg + ` > /dev/null 2>&1 & echo bye`})
+			if res.IsError || res.Output != "bye\n[exit code 0]" {
+				t.Fatalf("got %+v", res)
+			}
+			proctest.WaitNoneFound(t, arg)
+		})
 	}
-	proctest.WaitGone(t, readPid(t, ws))
 }
 
 func TestBashCancelKillsTheProcessGroup(t *testing.T) {
-	ws, set := newTestWorkspace(t, nil, Options{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan struct{})
-	var res Result
-	var err error
-	go func() {
-		defer close(done)
-		res, err = set.Call(ctx, Bash, []byte(fmt.Sprintf(`{"command":%q}`, startBackgroundSleep)))
-	}()
-	pid := waitForPid(t, ws)
-	cancel()
-	<-done
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("error = %v, want context.Canceled", err)
+	for _, tc := range bashProcessTests() {
+		t.Run(tc.name, func(t *testing.T) {
+			_, set := newTestWorkspace(t, nil, Options{Sandbox: tc.policy})
+			arg := proctest.SleepArg(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan struct{})
+			var res Result
+			var err error
+			go func() {
+				defer close(done)
+				res, err = set.Call(ctx, Bash, []byte(fmt.Sprintf(`{"command":%q}`, backgroundSleep(arg))))
+			}()
+			proctest.WaitFound(t, arg)
+			cancel()
+			<-done
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("error = %v, want context.Canceled", err)
+			}
+			if !res.IsError || !strings.Contains(res.Output, "[cancelled: the command and its processes were killed]") {
+				t.Errorf("result = %+v", res)
+			}
+			proctest.WaitNoneFound(t, arg)
+		})
 	}
-	if !res.IsError || !strings.Contains(res.Output, "[cancelled: the command and its processes were killed]") {
-		t.Errorf("result = %+v", res)
-	}
-	proctest.WaitGone(t, pid)
 }
 
 // TestBashDoesNotHangOnEscapedProcess: a process that leaves the group
-// (setsid) and keeps the output pipe open cannot block the call forever.
+// (setsid) and keeps the output pipe open cannot block the call forever;
+// in the sandbox it does not even outlive the call.
 func TestBashDoesNotHangOnEscapedProcess(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
 		t.Skip("setsid not installed")
 	}
-	ws, set := newTestWorkspace(t, nil, Options{})
-	res := call(t, set, Bash, obj{"command": `setsid sh -c 'echo $$ > sleep.pid; exec sleep 300' & while [ ! -s sleep.pid ]; do sleep 0.01; done; echo parent done`})
-	pid := readPid(t, ws)
-	_ = unix.Kill(pid, unix.SIGKILL) // it escaped on purpose: clean up
-	if res.IsError || !strings.Contains(res.Output, "parent done\n[exit code 0]") {
-		t.Errorf("got %+v", res)
+	for _, tc := range bashProcessTests() {
+		t.Run(tc.name, func(t *testing.T) {
+			_, set := newTestWorkspace(t, nil, Options{Sandbox: tc.policy})
+			arg := proctest.SleepArg(t)
+			res := call(t, set, Bash, obj{"command": `setsid sh -c 'echo $$ > sleep.pid; exec sleep ` + arg + `' & while [ ! -s sleep.pid ]; do sleep 0.01; done; echo parent done`})
+			if res.IsError || !strings.Contains(res.Output, "parent done\n[exit code 0]") {
+				t.Errorf("got %+v", res)
+			}
+			if tc.policy.Mode == sandbox.Off {
+				for _, pid := range proctest.Find(arg) {
+					_ = unix.Kill(pid, unix.SIGKILL) // it escaped on purpose: clean up
+				}
+				return
+			}
+			sandboxtest.RequireIsolation(t)
+			proctest.WaitNoneFound(t, arg)
+		})
 	}
 }
 
@@ -208,25 +261,3 @@ func TestHeadTail(t *testing.T) {
 	})
 }
 
-func readPid(t *testing.T, ws *Workspace) int {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(ws.Dir(), "sleep.pid"))
-	must(t, err)
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	must(t, err)
-	return pid
-}
-
-// waitForPid waits until the script has written its child's pid.
-func waitForPid(t *testing.T, ws *Workspace) int {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if data, err := os.ReadFile(filepath.Join(ws.Dir(), "sleep.pid")); err == nil && strings.HasSuffix(string(data), "\n") {
-			return readPid(t, ws)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("the command never wrote its pid")
-	return 0
-}

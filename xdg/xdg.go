@@ -27,6 +27,13 @@ func DataDir(getenv func(string) string) (string, error) {
 	return dir(getenv, "XDG_DATA_HOME", filepath.Join(".local", "share"))
 }
 
+// StateDir is $XDG_STATE_HOME/superagents, else
+// $HOME/.local/state/superagents. superagents keeps nothing there yet; the
+// sandbox hides it from commands all the same.
+func StateDir(getenv func(string) string) (string, error) {
+	return dir(getenv, "XDG_STATE_HOME", filepath.Join(".local", "state"))
+}
+
 func dir(getenv func(string) string, variable, underHome string) (string, error) {
 	if base := getenv(variable); filepath.IsAbs(base) {
 		return filepath.Join(base, App), nil

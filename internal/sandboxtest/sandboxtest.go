@@ -33,6 +33,32 @@ func Require(t testing.TB, network bool) {
 	t.Skipf("this system cannot sandbox commands: %s", sup.Reason)
 }
 
+// Isolates reports whether this system runs sandboxed commands in
+// namespaces of their own (see sandbox.Support.Isolation).
+func Isolates(t testing.TB) bool {
+	t.Helper()
+	s, err := sandbox.New(sandbox.Policy{Workspace: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Enforced() && s.Support().Isolation
+}
+
+// RequireIsolation skips the test when this system cannot run sandboxed
+// commands in namespaces of their own, or fails it under RequireEnv=1.
+func RequireIsolation(t testing.TB) {
+	t.Helper()
+	Require(t, false)
+	if Isolates(t) {
+		return
+	}
+	s, _ := sandbox.New(sandbox.Policy{Workspace: t.TempDir()}, nil)
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf("%s=1 but this system cannot isolate sandboxed commands: %s", RequireEnv, s.Support().Reason)
+	}
+	t.Skipf("this system cannot isolate sandboxed commands: %s", s.Support().Reason)
+}
+
 // Listen starts a TCP listener on loopback that answers every connection
 // with line, closed when the test ends, and returns its port: what a
 // sandboxed command's connection is refused or let through to.
