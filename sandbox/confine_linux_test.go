@@ -113,8 +113,8 @@ func TestNoPrivilegesInside(t *testing.T) {
 func TestPrivatePathsAreOutOfReach(t *testing.T) {
 	sandboxtest.RequireIsolation(t)
 	for _, tc := range []struct {
-		name          string
-		writable      bool // [sandbox] writable names the data directory
+		name           string
+		writable       bool // [sandbox] writable names the data directory
 		workspaceBelow bool // the workspace is a worktree in the data directory
 	}{
 		{"data directory", false, false},

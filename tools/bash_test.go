@@ -260,4 +260,3 @@ func TestHeadTail(t *testing.T) {
 		}
 	})
 }
-
