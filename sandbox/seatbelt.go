@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -68,3 +69,36 @@ const seatbeltEscapes = `(deny appleevent-send)
 `
 
 func seatbeltParam(i int) string { return fmt.Sprintf("WRITABLE_%d", i) }
+
+// seatbeltPrivate adds to seatbeltArgs's arguments the rules that keep
+// commands out of superagents' own files: reads and writes below each
+// private path are denied (the profile's later rules win over its
+// earlier ones), each path a parameter as the writable ones are; the
+// workspace stays readable, and writable when writes is set, should it
+// lie below one (a task's worktree in the data directory).
+func seatbeltPrivate(args, private []string, workspace string, writes bool) []string {
+	if len(private) == 0 || len(args) < 2 {
+		return args
+	}
+	out := slices.Clone(args)
+	var p strings.Builder
+	p.WriteString(out[1])
+	p.WriteString("(deny file-read* file-write*")
+	for i := range private {
+		fmt.Fprintf(&p, "\n  (subpath (param %q))", seatbeltPrivateParam(i))
+	}
+	p.WriteString(")\n(allow file-read* (subpath (param \"WORKSPACE\")))\n")
+	if writes {
+		p.WriteString("(allow file-write* (subpath (param \"WORKSPACE\")))\n")
+	}
+	out[1] = p.String()
+	dashes := slices.Index(out, "--")
+	var params []string
+	for i, path := range private {
+		params = append(params, "-D", seatbeltPrivateParam(i)+"="+path)
+	}
+	params = append(params, "-D", "WORKSPACE="+workspace)
+	return slices.Insert(out, dashes, params...)
+}
+
+func seatbeltPrivateParam(i int) string { return fmt.Sprintf("PRIVATE_%d", i) }

@@ -31,7 +31,8 @@ func (s *Sandbox) command(argv, env []string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(sandboxExec, seatbeltArgs(s.writable, s.policy.Network, append([]string{path}, argv[1:]...))...)
+	args := seatbeltArgs(s.writable, s.policy.Network, append([]string{path}, argv[1:]...))
+	cmd := exec.Command(sandboxExec, seatbeltPrivate(args, s.private, realPath(s.policy.Workspace), s.policy.Mode == WorkspaceWrite)...)
 	cmd.Env = env
 	return cmd, nil
 }

@@ -146,3 +146,22 @@ func FuzzSeatbeltArgs(f *testing.F) {
 		checkSeatbeltArgs(t, []string{a, b}, network)
 	})
 }
+
+// TestSeatbeltPrivate: superagents' own paths are denied after every
+// allow, as parameters, and the command still comes last.
+func TestSeatbeltPrivate(t *testing.T) {
+	argv := []string{"/bin/bash", "-c", "echo hi"}
+	args := seatbeltPrivate(seatbeltArgs([]string{"/ws"}, false, argv), []string{"/data", "/run/s (1)"}, "/ws", true)
+	profile := args[1]
+	if err := balanced(profile); err != "" {
+		t.Fatalf("profile: %s\n%s", err, profile)
+	}
+	deny := strings.LastIndex(profile, `(deny file-read* file-write*`)
+	if deny < 0 || !strings.Contains(profile[deny:], `(subpath (param "PRIVATE_1"))`) || !strings.HasSuffix(profile, "(allow file-write* (subpath (param \"WORKSPACE\")))\n") {
+		t.Fatalf("the private paths are not denied last:\n%s", profile)
+	}
+	want := []string{"-D", "WRITABLE_0=/ws", "-D", "PRIVATE_0=/data", "-D", "PRIVATE_1=/run/s (1)", "-D", "WORKSPACE=/ws", "--", "/bin/bash", "-c", "echo hi"}
+	if !slices.Equal(args[2:], want) {
+		t.Fatalf("args = %q, want %q", args[2:], want)
+	}
+}
