@@ -31,11 +31,15 @@ const (
 )
 
 // DefaultHiddenEnv returns the names of the environment variables the bash
-// tool never passes on: the model providers' credentials.
+// tool never passes on: the model providers' credentials, and superagents'
+// own.
 func DefaultHiddenEnv() []string {
 	return []string{
 		"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN",
 		"OPENAI_API_KEY", "OPENROUTER_API_KEY",
+		// superagents' own secrets: the HTTP API's token and the
+		// database's address, which may hold its password.
+		"SUPERAGENTS_TOKEN", "SUPERAGENTS_DATABASE_URL",
 	}
 }
 

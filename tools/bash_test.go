@@ -76,6 +76,7 @@ func TestBashHidesProviderKeys(t *testing.T) {
 		"PATH=" + os.Getenv("PATH"),
 		"ANTHROPIC_API_KEY=sk-ant-secret", "OPENAI_API_KEY=sk-openai-secret",
 		"OPENROUTER_API_KEY=sk-or-secret", "ANTHROPIC_AUTH_TOKEN=token-secret",
+		"SUPERAGENTS_TOKEN=api-token-secret", "SUPERAGENTS_DATABASE_URL=postgres://u:secret@db/sa",
 		"KEEP_ME=visible", "PWD=/somewhere/else",
 	}
 	ws, set := newTestWorkspace(t, nil, Options{Bash: BashOptions{Env: env}})
