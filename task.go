@@ -119,6 +119,12 @@ type Task struct {
 	// (an MCP client that declared the Tasks extension): it may then wait
 	// for its user's input (see Inputs). Fixed at launch.
 	MayAsk bool `json:"may_ask,omitempty"`
+	// Launcher names, for a task an MCP client launched, the principal
+	// it launched it as: over HTTP the holder of an API token, over stdio
+	// the workspace of the server it reached. The Tasks extension's
+	// requests reach the task only as the same principal. Empty for a
+	// task launched any other way. Fixed at launch.
+	Launcher string `json:"launcher,omitempty"`
 }
 
 // Isolations a task may be launched with: none (it works in the

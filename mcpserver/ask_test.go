@@ -45,14 +45,22 @@ func askModel(req llmtest.Request) llmtest.Reply {
 // user about any other command.
 func newAskHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{t: t, ws: t.TempDir(), model: llmtest.NewAnthropic(t)}
+	return newAskHarnessWith(t, mcpserver.Options{})
+}
+
+// newAskHarnessWith is newAskHarness with server options (Host, Getenv);
+// their Runtime and Version are the harness's.
+func newAskHarnessWith(t *testing.T, opts mcpserver.Options) *harness {
+	t.Helper()
+	h := &harness{t: t, ws: t.TempDir(), dir: t.TempDir(), model: llmtest.NewAnthropic(t)}
 	h.model.Handle(askModel)
 	cfg := stacktest.Config(t, h.ws, h.model.BaseURL())
 	cfg.Permissions.Bash = tools.BashRules{Allow: []string{"ls"}, Unlisted: tools.UnlistedAsk}
-	h.stack = stacktest.Open(t, t.TempDir(), h.ws, cfg)
+	h.stack = stacktest.Open(t, h.dir, h.ws, cfg)
 	h.store, h.eng, h.bus, h.mgr = h.stack.Store, h.stack.Engine, h.stack.Bus, h.stack.Tasks
 	var err error
-	if h.srv, err = mcpserver.New(mcpserver.Options{Runtime: h.stack.Runtime, Version: "test"}); err != nil {
+	opts.Runtime, opts.Version = h.stack.Runtime, "test"
+	if h.srv, err = mcpserver.New(opts); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(h.close)
@@ -123,9 +131,15 @@ func TestTaskAsksItsUser(t *testing.T) {
 			if again, err := c.getTask(id); err != nil || again.Status != mcptasks.StatusInputRequired {
 				t.Fatalf("after an answer to an unknown key: %+v, %v; want still input_required", again, err)
 			}
-			// Another connection (a later process of the host) answers.
-			other := h.connectAt(transport, "tasks-client later", "1.0", statelessRevision, tasksClient())
-			if err := other.updateTask(id, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}}); err != nil {
+			// Over HTTP another client with the same token (a later
+			// process of the host) answers; over stdio the task is its
+			// connection's own (TestTasksBelongToTheirLauncher has the
+			// other cases).
+			answerer := c
+			if transport == streamableHTTP {
+				answerer = h.connectAt(transport, "tasks-client later", "1.0", statelessRevision, tasksClient())
+			}
+			if err := answerer.updateTask(id, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}}); err != nil {
 				t.Fatalf("tasks/update: %v", err)
 			}
 			done := c.waitTask(id)

@@ -47,6 +47,8 @@ type harness struct {
 	srv   *mcpserver.Server
 	model *llmtest.Server
 	ws    string
+	// dir is the data directory of the store.
+	dir string
 
 	httpOnce sync.Once
 	http     *httptest.Server
@@ -59,6 +61,8 @@ type harness struct {
 	// clientTransport, if set, wraps the client side of the next
 	// in-memory connection.
 	clientTransport func(mcp.Transport) mcp.Transport
+	// token, if set, is the API token the next HTTP connection presents.
+	token string
 }
 
 // fakeModel answers by what the request holds (the sub-agent's whole
@@ -89,9 +93,9 @@ func newHarness(t testing.TB, handle func(llmtest.Request) llmtest.Reply, storeO
 // Runtime and Version are the harness's.
 func newHarnessWith(t testing.TB, handle func(llmtest.Request) llmtest.Reply, opts mcpserver.Options, storeOpts ...sqlite.Option) *harness {
 	t.Helper()
-	h := &harness{t: t, ws: t.TempDir(), model: llmtest.NewAnthropic(t)}
+	h := &harness{t: t, ws: t.TempDir(), dir: t.TempDir(), model: llmtest.NewAnthropic(t)}
 	h.model.Handle(handle)
-	h.stack = stacktest.Open(t, t.TempDir(), h.ws, stacktest.Config(t, h.ws, h.model.BaseURL()), storeOpts...)
+	h.stack = stacktest.Open(t, h.dir, h.ws, stacktest.Config(t, h.ws, h.model.BaseURL()), storeOpts...)
 	h.store, h.eng, h.bus, h.mgr, h.tools = h.stack.Store, h.stack.Engine, h.stack.Bus, h.stack.Tasks, h.stack.Tools
 	var err error
 	opts.Runtime, opts.Version = h.stack.Runtime, "test"
@@ -205,7 +209,12 @@ func (h *harness) connectAt(transport, name, version, revision string, caps *mcp
 				handler.ServeHTTP(w, r)
 			}))
 		})
-		c.cs, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.http.URL, MaxRetries: -1}, session)
+		ct := &mcp.StreamableClientTransport{Endpoint: h.http.URL, MaxRetries: -1}
+		if h.token != "" {
+			ct.HTTPClient = &http.Client{Transport: bearer{token: h.token, next: http.DefaultTransport}}
+			h.token = ""
+		}
+		c.cs, err = client.Connect(ctx, ct, session)
 		if err == nil && revision >= statelessRevision {
 			t.Cleanup(func() { c.cs.Close() }) // no session, no event stream
 		} else if err == nil {
@@ -224,6 +233,19 @@ func (h *harness) connectAt(transport, name, version, revision string, caps *mcp
 		t.Fatalf("connect over %s: %v", transport, err)
 	}
 	return c
+}
+
+// bearer presents an API token with each request, as a host configured
+// with the server's token does.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }
 
 // gone is closed once the client's connection has ended: over HTTP,

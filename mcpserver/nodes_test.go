@@ -56,6 +56,7 @@ func newPostgresNode(t *testing.T, url, workspace string, cfg config.Config) *po
 // that asks its user is reported input_required by the node that does
 // not run it, that node stores the answer, and the running node picks it
 // up; a completed task's result is read from the node that did not run it.
+// Every node refuses a client with another API token than the launcher's.
 func TestTasksFromAnyNode(t *testing.T) {
 	url := pgtest.URL(t)
 	model := llmtest.NewAnthropic(t)
@@ -96,6 +97,14 @@ func TestTasksFromAnyNode(t *testing.T) {
 	if err != nil || asked.Status != mcptasks.StatusInputRequired || asked.InputRequests[key] == nil {
 		t.Fatalf("tasks/get on the node not running the task: %+v, %v; want input_required with request %q", asked, err, key)
 	}
+	// The launcher is stored with the task: on that node too, a client
+	// with another token finds no such task, and cannot answer it.
+	nodes[other].token = "another token"
+	stranger := nodes[other].connectAt(streamableHTTP, "tasks-client", "1.0", statelessRevision, tasksClient())
+	_, err = stranger.getTask(id)
+	wantNotFound(t, "tasks/get with another token", err)
+	err = stranger.updateTask(id, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}})
+	wantNotFound(t, "tasks/update with another token", err)
 	if err := clients[other].updateTask(id, mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}}); err != nil {
 		t.Fatalf("tasks/update on the node not running the task: %v", err)
 	}

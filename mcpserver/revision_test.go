@@ -131,7 +131,8 @@ func (c *conn) deferredWithNote(h *harness, args map[string]any) (id, note strin
 // task for superagents_task, and polls it: working while the sub-agent
 // runs, then completed with superagents_output's answer (text and
 // structured content); tasks/cancel stops a task, and may be sent twice;
-// an unknown task, or another connection's, is not found.
+// an unknown task, another connection's, or one not launched over MCP is
+// not found.
 func TestTasksExtension(t *testing.T) {
 	for _, transport := range transports {
 		t.Run(transport, func(t *testing.T) {
@@ -182,13 +183,20 @@ func TestTasksExtension(t *testing.T) {
 				t.Errorf("forked task = %+v", task)
 			}
 
-			// The task id is the bearer: a host's later process (another
-			// connection) polls the task it launched; a task that was not
-			// launched over MCP is not found.
+			// Another client polls the task as its launcher, or not at
+			// all (TestTasksBelongToTheirLauncher has every case): over
+			// HTTP one with the same token (a host's later process), over
+			// stdio not another connection, when the task is its
+			// launching connection's own (no conversation is known here).
 			other := h.connectAt(transport, "later process", "1.0", statelessRevision, tasksClient())
-			if task, err := other.getTask(id); err != nil || task.Status != mcptasks.StatusCompleted {
-				t.Errorf("tasks/get from a later connection = %+v, %v; want the task", task, err)
+			task, err := other.getTask(id)
+			switch {
+			case transport == streamableHTTP && (err != nil || task.Status != mcptasks.StatusCompleted):
+				t.Errorf("tasks/get from a later client with the same token = %+v, %v; want the task", task, err)
+			case transport == inMemory && err == nil:
+				t.Errorf("tasks/get from another connection = %+v; want not found", task)
 			}
+			// A task that was not launched over MCP is not found.
 			ctx := context.Background()
 			own, err := h.store.CreateSession(ctx, sa.NewSession{Agent: "general"})
 			if err != nil {
@@ -198,7 +206,7 @@ func TestTasksExtension(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := other.getTask(notMCP.ID); !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams {
+			if _, err := c.getTask(notMCP.ID); !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams {
 				t.Errorf("tasks/get of a task not launched over MCP: %v, want not found", err)
 			}
 		})

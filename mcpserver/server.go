@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -107,6 +108,9 @@ type Server struct {
 	mcp *mcp.Server
 	// notifier sends notifications/tasks on the connections Serve runs.
 	notifier *mcptasks.Notifier
+	// stdioLauncher is the principal of the clients over stdio: the
+	// workspace's (see principal.go).
+	stdioLauncher string
 
 	mu        sync.Mutex
 	clients   map[*mcp.ServerSession]*client
@@ -129,6 +133,10 @@ type client struct {
 	sessionID string
 	looked    bool          // the host conversation was looked for
 	conv      *conversation // nil: not known
+	// identified is sessionID once a call looked for the conversation
+	// (nil before), for the Tasks extension's requests, which must not
+	// wait for mu while a launch holds it (see principal.go).
+	identified atomic.Pointer[string]
 
 	// noticeMu serialises the delivery of notices on tool results;
 	// checked is the newest message of the session they were looked for
@@ -172,6 +180,9 @@ func New(opts Options) (*Server, error) {
 		bySession: make(map[string][]*client),
 		ctx:       ctx,
 		stop:      stop,
+		// The workspace's path, not the server's key: a host that comes
+		// back after the configuration changed gets another server.
+		stdioLauncher: workspaceLauncher + digest(opts.Runtime.WorkspaceDir()),
 	}
 	fork := forkInstruction
 	if opts.Host == HostNone {
@@ -214,7 +225,10 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	if closed {
 		return ErrClosed
 	}
-	ss, err := s.mcp.Connect(ctx, s.notifier.Wrap(t), nil)
+	// A listen on the connection is its client's, as its tasks/* are.
+	on := newServed()
+	ss, err := s.mcp.Connect(ctx, s.notifier.WrapFor(t, on.caller(s)), nil)
+	on.set(ss)
 	if err != nil {
 		return fmt.Errorf("mcp: connect: %w", err)
 	}
@@ -344,6 +358,12 @@ func (s *Server) parent(ctx context.Context, req *mcp.CallToolRequest, fork *hos
 	if c.sessionID != "" {
 		return c, nil
 	}
+	defer func() {
+		if c.looked {
+			id := c.sessionID
+			c.identified.Store(&id)
+		}
+	}()
 	if !c.looked {
 		c.looked = true
 		c.conv = s.findConversation(ctx, req, fork)

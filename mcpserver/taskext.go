@@ -2,8 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,7 +30,8 @@ import (
 // tasks/get, which gives the task's progress and, once it ended, the very
 // answer superagents_output gives, and tasks/cancel stops it. The MCP task
 // is the superagents task: one id, one record in the store, so any node
-// answers for it.
+// answers for it. Its requests reach a task only as the principal that
+// launched it (see principal.go).
 
 // taskPollInterval is the pollIntervalMs suggested to hosts: sub-agents
 // run for seconds to minutes, so a poll every 2 s costs little and tells
@@ -48,8 +47,7 @@ const httpHolder transcripts.Host = "http"
 // (or later) over HTTP, which stands alone: its MCP session lives for
 // this request only.
 func stateless(req mcp.Request) bool {
-	extra := req.GetExtra()
-	return extra != nil && extra.Header != nil && protocolOf(req) >= statelessVersion
+	return overHTTP(req) && protocolOf(req) >= statelessVersion
 }
 
 // protocolOf is the protocol revision of a request.
@@ -67,15 +65,17 @@ func holderOf(req mcp.Request) string {
 	if scheme, token, ok := strings.Cut(auth, " "); ok && strings.EqualFold(scheme, "Bearer") {
 		auth = strings.TrimSpace(token)
 	}
-	sum := sha256.Sum256([]byte(auth))
-	return hex.EncodeToString(sum[:8])
+	return digest(auth)
 }
 
-// installTasks adds the Tasks extension to the server, and lets the tasks
-// launched by a tools/call that declared it ask their user (see
-// runtime.WithUserInput): the client answers through tasks/update.
+// installTasks adds the Tasks extension to the server, records with each
+// task an MCP client launches the principal it launched it as (see
+// principal.go), and lets the tasks launched by a tools/call that
+// declared the extension ask their user (see runtime.WithUserInput): the
+// client answers through tasks/update. The notifier's connections say
+// who listens by themselves (see Serve).
 func (s *Server) installTasks() error {
-	if err := mcptasks.Install(s.mcp, mcptasks.Options{Backend: taskBackend{s}, PollInterval: taskPollInterval, Logger: s.log}); err != nil {
+	if err := mcptasks.Install(s.mcp, mcptasks.Options{Backend: taskBackend{s}, Caller: s.caller, PollInterval: taskPollInterval, Logger: s.log}); err != nil {
 		return err
 	}
 	n, err := mcptasks.NewNotifier(mcptasks.NotifierOptions{Backend: taskBackend{s}, PollInterval: taskPollInterval, Logger: s.log})
@@ -88,8 +88,11 @@ func (s *Server) installTasks() error {
 	go s.followTasks(s.ctx, cursor)
 	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "tools/call" && mcptasks.Declared(req) {
-				ctx = runtime.WithUserInput(ctx)
+			if method == "tools/call" {
+				ctx = runtime.WithLauncher(ctx, s.launcherOf(req))
+				if mcptasks.Declared(req) {
+					ctx = runtime.WithUserInput(ctx)
+				}
 			}
 			return next(ctx, method, req)
 		}
@@ -131,22 +134,22 @@ func taskState(t sa.Task) mcptasks.State {
 //
 // A tasks/* request names its task by id, and carries no call by which
 // its host conversation could be found: a host polls a task it launched
-// in an earlier process, as Claude Code does after --resume. So, as the
-// extension's security model has it, the task id is the bearer, on a
-// server that only its user reaches (over HTTP, with the API token, which
-// reads every task through the HTTP API anyway; over stdio, as the user
-// who started it): a tasks/* request reaches any task launched over MCP,
-// and nothing else.
+// in an earlier process, as Claude Code does after --resume. Knowing the
+// id is not enough, though: the request reaches a task only as the
+// principal that launched it, the holder of the same API token over HTTP,
+// and over stdio a client of the same workspace, of the same host
+// conversation once the connection's calls told it (see principal.go).
+// The caller each method gets is that principal (Server.caller).
 type taskBackend struct{ s *Server }
 
-// owned finds a task launched over MCP (and the tasks it launched).
-// Another task is not found, as an unknown one; a cleared one has
-// expired.
-func (b taskBackend) owned(ctx context.Context, _, id string) (sa.Task, error) {
+// owned finds a task the caller launched over MCP (or one such a task
+// launched). Another task is not found, as an unknown one; a cleared one
+// has expired.
+func (b taskBackend) owned(ctx context.Context, caller, id string) (sa.Task, error) {
 	t, err := b.s.store.Task(ctx, id)
 	if err == nil {
-		var mcpTask bool
-		if mcpTask, err = b.s.launchedOverMCP(ctx, t); err == nil && !mcpTask {
+		var mine bool
+		if mine, err = b.s.reaches(ctx, parsePrincipal(caller), t); err == nil && !mine {
 			err = mcptasks.ErrForeign
 		}
 	}
@@ -169,6 +172,11 @@ func (b taskBackend) Get(ctx context.Context, caller, id string) (mcptasks.State
 	if err != nil {
 		return mcptasks.State{}, err
 	}
+	return b.state(ctx, t)
+}
+
+// state is a task as tasks/get reports it.
+func (b taskBackend) state(ctx context.Context, t sa.Task) (mcptasks.State, error) {
 	st := taskState(t)
 	switch t.Status {
 	case sa.TaskCancelled:
@@ -262,27 +270,6 @@ func (b taskBackend) Update(ctx context.Context, caller, id string, responses mc
 	return err
 }
 
-// launchedOverMCP reports whether a task descends from a session of an
-// MCP client (a conversation's, a token holder's or a connection's).
-func (s *Server) launchedOverMCP(ctx context.Context, t sa.Task) (bool, error) {
-	id := t.ParentSessionID
-	for range maxLineage {
-		parent, err := s.store.Task(ctx, id)
-		if errors.Is(err, sa.ErrNotFound) {
-			sess, err := s.store.Session(ctx, id)
-			if err != nil {
-				return false, err
-			}
-			return sess.Origin == sa.OriginMCP, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		id = parent.ParentSessionID
-	}
-	return false, fmt.Errorf("%w: task %s has more than %d ancestors", sa.ErrCorrupt, sa.ShortID(t.ID), maxLineage)
-}
-
 // followTasks sends notifications/tasks to the clients subscribed to a
 // task as it changes. It follows the change log, so a change made by any
 // process or node sharing the store counts: a task's status, its
@@ -298,9 +285,15 @@ func (s *Server) followTasks(ctx context.Context, cursor *events.Cursor) {
 		if err != nil {
 			return // closed
 		}
-		st, err := taskBackend{s}.Get(ctx, "", ch.TaskID)
-		if err != nil {
+		// The subscriptions to the task were agreed to as their callers'.
+		t, err := s.store.Task(ctx, ch.TaskID)
+		if err != nil || t.ClearedAt != nil {
 			s.log.Debug("task notification: read the task", "task", ch.TaskID, "error", err)
+			continue
+		}
+		st, err := taskBackend{s}.state(ctx, t)
+		if err != nil {
+			s.log.Debug("task notification: read the task's state", "task", ch.TaskID, "error", err)
 			continue
 		}
 		s.notifier.Notify(ctx, st)

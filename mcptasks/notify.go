@@ -89,6 +89,14 @@ func (n *Notifier) Wrap(t mcp.Transport) mcp.Transport {
 	return &notifyTransport{inner: t, n: n}
 }
 
+// WrapFor is Wrap for a connection whose caller the server tells by the
+// connection itself (over stdio, the client at its other end, which the
+// request of a listen does not name): caller names who sends each of its
+// listens, instead of NotifierOptions.Caller.
+func (n *Notifier) WrapFor(t mcp.Transport, caller func(ctx context.Context) (string, error)) mcp.Transport {
+	return &notifyTransport{inner: t, n: n, caller: caller}
+}
+
 // Subscribed reports whether a connection listens for the task, or is
 // about to, so that a server need not look up tasks nobody follows.
 func (n *Notifier) Subscribed(taskID string) bool {
@@ -124,8 +132,9 @@ func (n *Notifier) connections() []*notifyConn {
 }
 
 type notifyTransport struct {
-	inner mcp.Transport
-	n     *Notifier
+	inner  mcp.Transport
+	n      *Notifier
+	caller func(ctx context.Context) (string, error) // nil: NotifierOptions.Caller
 }
 
 func (t *notifyTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -133,7 +142,7 @@ func (t *notifyTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &notifyConn{Connection: conn, n: t.n, subs: make(map[string]*subscription)}
+	c := &notifyConn{Connection: conn, n: t.n, caller: t.caller, subs: make(map[string]*subscription)}
 	t.n.mu.Lock()
 	t.n.conns[c] = struct{}{}
 	t.n.mu.Unlock()
@@ -152,7 +161,8 @@ func (t *notifyTransport) SupportsProtocolVersion(version string) bool {
 // notifyConn is a connection that carries task subscriptions.
 type notifyConn struct {
 	mcp.Connection
-	n *Notifier
+	n      *Notifier
+	caller func(ctx context.Context) (string, error) // nil: NotifierOptions.Caller
 
 	// writeMu orders this connection's writes, the SDK's and the
 	// notifier's, and guards the subscriptions' sent fingerprints; it is
@@ -229,15 +239,10 @@ func (c *notifyConn) listen(ctx context.Context, req *jsonrpc.Request) *jsonrpc.
 	if len(p.Notifications.TaskIDs) > maxListenTasks {
 		return &jsonrpc.Error{Code: CodeInvalidParams, Message: fmt.Sprintf("%s: %d taskIds, at most %d", methodListen, len(p.Notifications.TaskIDs), maxListenTasks)}
 	}
-	caller := ""
-	if c.n.opts.Caller != nil {
-		r := &mcp.ServerRequest[*mcp.SubscriptionsListenParams]{Params: &mcp.SubscriptionsListenParams{Meta: p.Meta, Notifications: &mcp.NotificationSubscriptions{}}}
-		name, err := c.n.opts.Caller(ctx, r)
-		if err != nil {
-			c.n.opts.Logger.Warn("mcptasks: identifying the caller", "method", methodListen, "err", err)
-			return &jsonrpc.Error{Code: CodeInternalError, Message: fmt.Sprintf("%s: cannot identify the caller: %v", methodListen, err)}
-		}
-		caller = name
+	caller, err := c.callerOf(ctx, p.Meta)
+	if err != nil {
+		c.n.opts.Logger.Warn("mcptasks: identifying the caller", "method", methodListen, "err", err)
+		return &jsonrpc.Error{Code: CodeInternalError, Message: fmt.Sprintf("%s: cannot identify the caller: %v", methodListen, err)}
 	}
 	// Agreed: the tasks the caller may get. Others are left out of the
 	// acknowledgement, which is how the client learns of them.
@@ -261,6 +266,19 @@ func (c *notifyConn) listen(ctx context.Context, req *jsonrpc.Request) *jsonrpc.
 	c.subs[idKey(req.ID.Raw())] = &subscription{id: req.ID, caller: caller, taskIDs: agreed, sent: make(map[string]string)}
 	c.mu.Unlock()
 	return nil
+}
+
+// callerOf names who sends a listen whose _meta is meta: the
+// connection's caller, else NotifierOptions.Caller's, else "".
+func (c *notifyConn) callerOf(ctx context.Context, meta map[string]any) (string, error) {
+	switch {
+	case c.caller != nil:
+		return c.caller(ctx)
+	case c.n.opts.Caller != nil:
+		r := &mcp.ServerRequest[*mcp.SubscriptionsListenParams]{Params: &mcp.SubscriptionsListenParams{Meta: meta, Notifications: &mcp.NotificationSubscriptions{}}}
+		return c.n.opts.Caller(ctx, r)
+	}
+	return "", nil
 }
 
 // cancelled ends the subscription a notifications/cancelled names.

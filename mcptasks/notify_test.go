@@ -3,6 +3,7 @@ package mcptasks_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -26,9 +27,16 @@ type pipeClient struct {
 // named name that declares the extension or not.
 func servePipe(t *testing.T, s *mcp.Server, n *mcptasks.Notifier, name string, declare bool) *pipeClient {
 	t.Helper()
+	return servePipeOn(t, s, n.Wrap, name, declare)
+}
+
+// servePipeOn is servePipe with the server's side of the connection
+// wrapped by wrap.
+func servePipeOn(t *testing.T, s *mcp.Server, wrap func(mcp.Transport) mcp.Transport, name string, declare bool) *pipeClient {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	serverSide, clientSide := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, n.Wrap(serverSide), nil)
+	ss, err := s.Connect(ctx, wrap(serverSide), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,5 +278,65 @@ func TestTaskNotificationsRefused(t *testing.T) {
 	}
 	if n.Subscribed(exampleID) {
 		t.Error("another client's listen subscribed to the task")
+	}
+}
+
+// TestTaskNotificationsPerConnection: a connection wrapped with a caller
+// of its own (WrapFor) subscribes as that caller, whatever its listens'
+// _meta say: of two clients with the same name, the one the server knows
+// as the task's owner gets the task, the other an acknowledgement without
+// it; a caller that cannot be told refuses the listen.
+func TestTaskNotificationsPerConnection(t *testing.T) {
+	b := newMemBackend()
+	s := newServer(t, b)
+	n := newNotifier(t, b)
+	b.put("connection-a", mcptasks.State{ID: exampleID, CreatedAt: at("10:30:00")})
+	as := func(caller string, err error) func(mcp.Transport) mcp.Transport {
+		return func(tr mcp.Transport) mcp.Transport {
+			return n.WrapFor(tr, func(context.Context) (string, error) { return caller, err })
+		}
+	}
+	tests := []struct {
+		name      string
+		wrap      func(mcp.Transport) mcp.Transport
+		want      string // the acknowledgement's notifications
+		refusal   bool
+		subscribe bool
+	}{
+		{"the owner's connection", as("connection-a", nil), `{"taskIds": ["` + exampleID + `"]}`, false, true},
+		{"another connection of a client with the same name", as("connection-b", nil), `{}`, false, false},
+		{"a connection whose caller cannot be told", as("", errors.New("no such connection")), "", true, false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := servePipeOn(t, s, tt.wrap, "claude-code", true)
+			id := float64(i + 1)
+			c.send(id, "subscriptions/listen", map[string]any{"notifications": map[string]any{"taskIds": []string{exampleID}}})
+			got := c.next()
+			if tt.refusal {
+				if e, _ := got["error"].(map[string]any); got["id"] != id || e == nil || e["code"] != float64(mcptasks.CodeInternalError) {
+					t.Fatalf("got %s, want the listen refused with an internal error", pretty(got))
+				}
+				return
+			}
+			p, _ := paramsOf(t, got)
+			if got["method"] != "notifications/subscriptions/acknowledged" || !reflect.DeepEqual(p["notifications"], decode(t, tt.want)) {
+				t.Fatalf("acknowledgement %s, want notifications %s", pretty(got), tt.want)
+			}
+			if n.Subscribed(exampleID) != tt.subscribe {
+				t.Errorf("Subscribed = %v, want %v", !tt.subscribe, tt.subscribe)
+			}
+			if !tt.subscribe {
+				if end := c.next(); end["id"] != id || end["result"] == nil {
+					t.Fatalf("got %s, want the listen ended", pretty(end))
+				}
+				return
+			}
+			if first := c.next(); first["method"] != mcptasks.NotificationStatus {
+				t.Fatalf("got %s, want the task's state", pretty(first))
+			}
+			c.send(nil, "notifications/cancelled", map[string]any{"requestId": id})
+			c.nothingPending("ping")
+		})
 	}
 }

@@ -70,12 +70,12 @@ func (tx *writeTx) InsertTask(ctx context.Context, t sa.Task) error {
 	}
 	b := &pgx.Batch{}
 	b.Queue(`INSERT INTO tasks (`+taskColumns+`, description_folded, tool_calls)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)`,
 		t.ID, t.ParentSessionID, t.ParentMessageID, bin(t.ParentAgent), bin(t.Description), bin(t.Prompt), bin(t.Agent),
 		string(t.Status), nanos(t.StartedAt), nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), bin(t.Result),
 		bin(t.Error), string(progress), bin(t.BatchID), t.ResumeCount, t.IsForked, t.Timeout.Duration().Milliseconds(),
 		t.RunnerID, nullNanos(t.ClearedAt), nanos(t.CreatedAt), t.Budget.MaxCost, t.Budget.MaxTokens, worktree, t.MayAsk,
-		bin(sa.FoldCase(t.Description)), t.Progress.ToolCalls)
+		t.Launcher, bin(sa.FoldCase(t.Description)), t.Progress.ToolCalls)
 	if err := tx.recordAfter(ctx, b, sa.ChangeTaskCreated, t.ParentSessionID, t.ID, t); err != nil {
 		return fmt.Errorf("insert task: %w", err)
 	}

@@ -179,6 +179,12 @@ func Reconcile(ctx context.Context, st sa.Store) (int, error) { return tasks.Rec
 // extension): the task launched in it may ask its user.
 func WithUserInput(ctx context.Context) context.Context { return tasks.WithUserInput(ctx) }
 
+// WithLauncher marks ctx as that of a launch made as a principal (see
+// sa.Task.Launcher): the task launched in it records it.
+func WithLauncher(ctx context.Context, launcher string) context.Context {
+	return tasks.WithLauncher(ctx, launcher)
+}
+
 // PendingInputs returns the questions a task's current run waits to have
 // answered, oldest first (none once it has ended).
 func (rt *Runtime) PendingInputs(ctx context.Context, taskID string) ([]sa.InputRequest, error) {

@@ -58,11 +58,11 @@ func (tx *writeTx) InsertTask(ctx context.Context, t sa.Task) error {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.ParentSessionID, t.ParentMessageID, t.ParentAgent, t.Description, t.Prompt, t.Agent, t.Status,
 		nanos(t.StartedAt), nullNanos(t.CompletedAt), nullNanos(t.ResultRetrievedAt), t.Result, t.Error, progress,
 		t.BatchID, t.ResumeCount, boolInt(t.IsForked), t.Timeout.Duration().Milliseconds(), t.RunnerID, nullNanos(t.ClearedAt),
-		nanos(t.CreatedAt), t.Budget.MaxCost, t.Budget.MaxTokens, string(worktree), boolInt(t.MayAsk))
+		nanos(t.CreatedAt), t.Budget.MaxCost, t.Budget.MaxTokens, string(worktree), boolInt(t.MayAsk), t.Launcher)
 	if err != nil {
 		return fmt.Errorf("insert task: %w", err)
 	}

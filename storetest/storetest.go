@@ -48,6 +48,7 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("TaskTransitions", func(t *testing.T) { testTaskTransitions(t, factory) })
 	t.Run("TaskBudget", func(t *testing.T) { testTaskBudget(t, factory) })
 	t.Run("TaskWorktree", func(t *testing.T) { testTaskWorktree(t, factory) })
+	t.Run("TaskLauncher", func(t *testing.T) { testTaskLauncher(t, factory) })
 	t.Run("UsageSums", func(t *testing.T) { testUsageSums(t, factory) })
 	t.Run("ConcurrentWrites", func(t *testing.T) { testConcurrentWrites(t, factory) })
 	t.Run("Changes", func(t *testing.T) { testChanges(t, factory) })

@@ -118,6 +118,7 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 			Budget:          budget,
 			RunnerID:        QueueRunner,
 			MayAsk:          userInput(ctx),
+			Launcher:        launcherOf(ctx),
 		},
 		Fork:            req.Fork,
 		Session:         sa.NewSession{Agent: profile.Name, Model: model, Title: strings.TrimSpace(req.Description), Origin: sa.OriginTask, Messages: first},
@@ -179,4 +180,18 @@ func (m *Manager) forkContext(ctx context.Context, parentID, prompt string) ([]s
 		{Role: sa.RoleSystem, Parts: []sa.Part{sa.TextPart(res.Text())}},
 		engine.UserMessage(prompt),
 	}, nil
+}
+
+type launcherKey struct{}
+
+// WithLauncher marks ctx as that of a launch made as a principal, which
+// the task records (sa.Task.Launcher): an MCP client's.
+func WithLauncher(ctx context.Context, launcher string) context.Context {
+	return context.WithValue(ctx, launcherKey{}, launcher)
+}
+
+// launcherOf is the principal a launch is made as, if any.
+func launcherOf(ctx context.Context) string {
+	l, _ := ctx.Value(launcherKey{}).(string)
+	return l
 }

@@ -127,8 +127,8 @@ func ChangeTask(old sa.Task, change func(*sa.Task) error) (sa.Task, sa.ChangeKin
 		return sa.Task{}, "", fmt.Errorf("%w: a task's worktree (its path, branch, base and repository) cannot change", sa.ErrInvalid)
 	}
 	if t.ID != old.ID || t.ParentSessionID != old.ParentSessionID || t.IsForked != old.IsForked || !t.CreatedAt.Equal(old.CreatedAt) ||
-		t.Budget != old.Budget {
-		return sa.Task{}, "", fmt.Errorf("%w: a task's id, parent, fork flag, budget and creation time cannot change", sa.ErrInvalid)
+		t.Budget != old.Budget || t.Launcher != old.Launcher {
+		return sa.Task{}, "", fmt.Errorf("%w: a task's id, parent, fork flag, budget, launcher and creation time cannot change", sa.ErrInvalid)
 	}
 	if !old.CanBecome(t.Status) {
 		return sa.Task{}, "", fmt.Errorf("%w: task %s cannot go from %s to %s", sa.ErrConflict, old.ID, old.Status, t.Status)
@@ -255,7 +255,7 @@ func (s Signal) Send() {
 // TaskColumns are the columns of a task ScanTask reads.
 const TaskColumns = `id, parent_session_id, parent_message_id, parent_agent, description, prompt, agent, status,
 	started_at, completed_at, result_retrieved_at, result, error, progress, batch_id, resume_count, is_forked,
-	timeout_ms, runner_id, cleared_at, created_at, max_cost, max_tokens, worktree, may_ask`
+	timeout_ms, runner_id, cleared_at, created_at, max_cost, max_tokens, worktree, may_ask, launcher`
 
 // ScanTask reads a task from a row of TaskColumns through scan, its
 // raw-bytes columns through rawDest (see Reader).
@@ -270,7 +270,7 @@ func ScanTask(scan func(dest ...any) error, rawDest func(p *string) any) (sa.Tas
 	err := scan(&t.ID, &t.ParentSessionID, &t.ParentMessageID, rawDest(&t.ParentAgent), rawDest(&t.Description),
 		rawDest(&t.Prompt), rawDest(&t.Agent), &t.Status, &started, &completed, &retrieved, rawDest(&t.Result),
 		rawDest(&t.Error), &progress, rawDest(&t.BatchID), &t.ResumeCount, &t.IsForked, &timeoutMS, &t.RunnerID,
-		&cleared, &created, &t.Budget.MaxCost, &t.Budget.MaxTokens, &worktree, &t.MayAsk)
+		&cleared, &created, &t.Budget.MaxCost, &t.Budget.MaxTokens, &worktree, &t.MayAsk, &t.Launcher)
 	if err != nil {
 		return sa.Task{}, err
 	}

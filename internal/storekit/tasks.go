@@ -27,6 +27,9 @@ func CheckNewTask(nt sa.NewTask) (sa.Task, error) {
 	if !Storable(t.RunnerID) {
 		return sa.Task{}, fmt.Errorf("%w: runner id %q", sa.ErrInvalid, t.RunnerID)
 	}
+	if !Storable(t.Launcher) {
+		return sa.Task{}, fmt.Errorf("%w: launcher %q", sa.ErrInvalid, t.Launcher)
+	}
 	if err := ValidateMessages(nt.Session.Messages); err != nil {
 		return sa.Task{}, err
 	}
