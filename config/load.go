@@ -103,6 +103,43 @@ func (c *Config) noteSandbox(f *File, project bool, user sandbox.Config) error {
 	return nil
 }
 
+// ReadFileIfExists reads a configuration file. Only a path with nothing
+// at it is no file (found is false): a dangling symbolic link, a directory
+// or a file that cannot be read is an *Error naming the path, so that a
+// file the user meant is never silently replaced by the defaults.
+func ReadFileIfExists(path string) (data []byte, found bool, err error) {
+	data, err = os.ReadFile(path)
+	if err == nil {
+		return data, true, nil
+	}
+	fail := func(format string, args ...any) ([]byte, bool, error) {
+		return nil, false, &Error{Path: path, Msg: fmt.Sprintf(format, args...)}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		// os.ReadFile says the same of a dangling link, whether the file
+		// or its directory is the link.
+		for _, p := range []string{path, filepath.Dir(path)} {
+			info, lerr := os.Lstat(p)
+			if lerr != nil || info.Mode()&fs.ModeSymlink == 0 {
+				continue
+			}
+			if _, serr := os.Stat(p); errors.Is(serr, fs.ErrNotExist) {
+				target, _ := os.Readlink(p)
+				return fail("cannot be read: %s is a symbolic link to %s, which does not exist", p, target)
+			}
+		}
+		return nil, false, nil
+	}
+	if info, serr := os.Stat(path); serr == nil && info.IsDir() {
+		return fail("cannot be read: it is a directory, not a file")
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the path is already in the message
+	}
+	return fail("cannot be read: %v", err)
+}
+
 // userDir returns the directory of the user file.
 func userDir(dir string, lookup func(string) (string, bool)) (string, error) {
 	if dir != "" {
@@ -118,12 +155,9 @@ func userDir(dir string, lookup func(string) (string, bool)) (string, error) {
 // mergeFile decodes the file at path over c, key by key. It returns nil,
 // nil when the file does not exist.
 func (c *Config) mergeFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read configuration: %w", err)
+	data, found, err := ReadFileIfExists(path)
+	if err != nil || !found {
+		return nil, err
 	}
 	f, err := DecodeFile(path, data, c)
 	if err != nil {
