@@ -54,6 +54,7 @@ func TestLoadPrecedence(t *testing.T) {
 		user, project string
 		env           env
 		overrides     *Overrides
+		trust         bool // --trust-project
 		wantModel     string
 		wantOrigin    string // "user", "project", or a literal origin
 		check         func(t *testing.T, c Config)
@@ -91,7 +92,8 @@ func TestLoadPrecedence(t *testing.T) {
 			},
 		},
 		{
-			name: "project overrides the user file key by key",
+			name:  "a trusted project overrides the user file key by key",
+			trust: true,
 			user: `
 [providers.proxy]
 type = "openai"
@@ -171,6 +173,7 @@ max_retries = 0
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := setup(t, tt.user, tt.project, tt.env)
+			opts.TrustProject = tt.trust
 			c, err := Load(opts)
 			if err != nil {
 				t.Fatal(err)
@@ -280,6 +283,7 @@ func TestLoadErrorsNameFileAndLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := setup(t, "", tt.project, env{})
+			opts.TrustProject = true // or its providers' settings would be ignored, errors and all
 			_, err := Load(opts)
 			if err == nil {
 				t.Fatal("no error")
@@ -441,6 +445,7 @@ func TestLoadReadsXDGUserFile(t *testing.T) {
 
 func TestScriptPathIsRelativeToItsFile(t *testing.T) {
 	opts := setup(t, "", "[providers.offline]\nscript = \"demo.toml\"\n", env{})
+	opts.TrustProject = true
 	c, err := Load(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -450,7 +455,9 @@ func TestScriptPathIsRelativeToItsFile(t *testing.T) {
 		t.Errorf("script = %q, want %q", got, want)
 	}
 
-	c, err = Load(setup(t, "", "[providers.offline]\nscript = \"demo.toml\"\n", env{"SUPERAGENTS_OFFLINE_SCRIPT": "/abs/other.toml"}))
+	opts = setup(t, "", "[providers.offline]\nscript = \"demo.toml\"\n", env{"SUPERAGENTS_OFFLINE_SCRIPT": "/abs/other.toml"})
+	opts.TrustProject = true
+	c, err = Load(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -620,6 +627,7 @@ func TestDocumentedExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := setup(t, "", string(data), env{"ANTHROPIC_API_KEY": "k", "WORK_LLM_KEY": "w"})
+	opts.TrustProject = true
 	c, err := Load(opts)
 	if err != nil {
 		t.Fatal(err)
