@@ -117,7 +117,11 @@ type app struct {
 	// (the terminal chat, in its own layout) instead of printing it.
 	holdNotice bool
 	heldNotice string
-	// trustProject lets the project's MCP servers run (--trust-project).
+	// warned are the configuration's warnings already shown: the
+	// configuration is loaded more than once in a run.
+	warned map[string]bool
+	// trustProject trusts the project (--trust-project): its MCP servers
+	// run, and its config.toml may choose providers, keys and the database.
 	trustProject bool
 	// node makes the runtime work the job queue's tasks (serve, worker);
 	// drain is how long its running tasks may finish when it stops.

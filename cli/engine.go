@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	sa "github.com/superagents/superagents"
@@ -63,13 +64,22 @@ func (a *app) loadConfig(model string) (config.Config, error) {
 	if err != nil {
 		return config.Config{}, err
 	}
-	opts := config.Options{Workspace: ws, LookupEnv: a.lookupEnv}
+	opts := config.Options{Workspace: ws, LookupEnv: a.lookupEnv, TrustProject: a.trustProject}
 	if dir := a.userConfigDir(); dir != "" {
 		opts.UserDir = dir
 	}
 	cfg, err := config.Load(opts)
 	if err != nil {
 		return config.Config{}, usageError{err}
+	}
+	for _, w := range cfg.Warnings {
+		if !a.warned[w] {
+			if a.warned == nil {
+				a.warned = make(map[string]bool)
+			}
+			a.warned[w] = true
+			a.notice("warning: " + w)
+		}
 	}
 	if err := cfg.Apply(config.Overrides{Model: model}); err != nil {
 		return config.Config{}, usageError{err}
@@ -190,12 +200,18 @@ func (a *app) noticeOnce(notice string) {
 	if _, err := os.Stat(marker); err == nil {
 		return
 	}
-	if a.holdNotice {
-		a.heldNotice = notice
-	} else {
-		fmt.Fprintln(a.env.Stderr, notice)
-	}
+	a.notice(notice)
 	_ = os.WriteFile(marker, []byte(notice+"\n"), 0o600)
+}
+
+// notice shows a line to the user: kept for the terminal chat, which shows
+// it in its transcript, else printed on stderr.
+func (a *app) notice(line string) {
+	if a.holdNotice {
+		a.heldNotice = strings.TrimSpace(a.heldNotice + "\n" + line)
+		return
+	}
+	fmt.Fprintln(a.env.Stderr, line)
 }
 
 // queueLogger is where a node's job queue reports its troubles (a job that

@@ -19,7 +19,7 @@ import (
 // bindMCPFlags adds the flags every command that runs agents takes.
 func (a *app) bindMCPFlags(root *cobra.Command) {
 	root.PersistentFlags().BoolVar(&a.trustProject, "trust-project", false,
-		"let the MCP servers of the project's .mcp.json run (see also trusted_projects in config.toml)")
+		"trust the project: let the MCP servers of its .mcp.json run, and its .superagents/config.toml choose providers, keys and the database (see also trusted_projects in config.toml)")
 }
 
 // mcpServers reads the configured MCP servers and decides whether the
@@ -78,11 +78,7 @@ func (a *app) attachMCP(cfg config.Config, ws string) (extra func(context.Contex
 		}
 	}
 	if !trusted {
-		if notice := untrustedNotice(servers, ws); a.holdNotice {
-			a.heldNotice = strings.TrimSpace(a.heldNotice + "\n" + notice)
-		} else {
-			fmt.Fprintln(a.env.Stderr, notice)
-		}
+		a.notice(untrustedNotice(servers, ws))
 	}
 	if len(servers.List) == 0 {
 		return nil, text, nil

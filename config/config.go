@@ -6,7 +6,9 @@
 // ~/.config/superagents/config.toml), the project file
 // (.superagents/config.toml in the workspace), environment variables, and
 // finally command-line flags, which the caller applies with
-// Config.Apply. The project file overrides the user file key by key.
+// Config.Apply. The project file overrides the user file key by key, but
+// only tightens permissions and chooses where requests, keys and data go
+// only in a trusted project (see project.go).
 //
 // Files are decoded strictly: an unknown key or a value of the wrong type is
 // an error that names the file and the line.
@@ -90,6 +92,9 @@ type Config struct {
 	// Files lists the configuration files that were read, lowest precedence
 	// first.
 	Files []string `toml:"-"`
+	// Warnings are settings of the project file that were ignored, one
+	// sentence per file and reason, for the caller to show the user.
+	Warnings []string `toml:"-"`
 }
 
 // Provider says how to reach one model provider.

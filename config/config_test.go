@@ -54,6 +54,7 @@ func TestLoadPrecedence(t *testing.T) {
 		user, project string
 		env           env
 		overrides     *Overrides
+		trust         bool // --trust-project
 		wantModel     string
 		wantOrigin    string // "user", "project", or a literal origin
 		check         func(t *testing.T, c Config)
@@ -91,7 +92,8 @@ func TestLoadPrecedence(t *testing.T) {
 			},
 		},
 		{
-			name: "project overrides the user file key by key",
+			name:  "a trusted project overrides the user file key by key",
+			trust: true,
 			user: `
 [providers.proxy]
 type = "openai"
@@ -171,6 +173,7 @@ max_retries = 0
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := setup(t, tt.user, tt.project, tt.env)
+			opts.TrustProject = tt.trust
 			c, err := Load(opts)
 			if err != nil {
 				t.Fatal(err)
@@ -280,6 +283,7 @@ func TestLoadErrorsNameFileAndLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := setup(t, "", tt.project, env{})
+			opts.TrustProject = true // or its providers' settings would be ignored, errors and all
 			_, err := Load(opts)
 			if err == nil {
 				t.Fatal("no error")
@@ -322,13 +326,85 @@ func TestLoadEnvErrors(t *testing.T) {
 	}
 }
 
-func TestLoadUnreadableFile(t *testing.T) {
-	opts := setup(t, "", "", env{})
-	if err := os.MkdirAll(filepath.Join(opts.UserDir, FileName), 0o755); err != nil {
+// A configuration file that is there but cannot be read is an error naming
+// it, never the defaults: a file the user meant must not be passed over.
+func TestLoadUnreadableFiles(t *testing.T) {
+	tests := []struct {
+		name string
+		// spoil makes the file at path unreadable.
+		spoil   func(t *testing.T, path string)
+		want    string
+		notRoot bool // root reads a file whatever its mode
+	}{
+		{
+			name: "dangling symbolic link",
+			spoil: func(t *testing.T, path string) {
+				mkdirAll(t, filepath.Dir(path))
+				symlink(t, filepath.Join(filepath.Dir(path), "moved.toml"), path)
+			},
+			want: "is a symbolic link to",
+		},
+		{
+			name: "dangling symbolic link as its directory",
+			spoil: func(t *testing.T, path string) {
+				dir := filepath.Dir(path)
+				mkdirAll(t, filepath.Dir(dir))
+				symlink(t, dir+"-moved", dir)
+			},
+			want: "-moved, which does not exist",
+		},
+		{
+			name:  "directory",
+			spoil: func(t *testing.T, path string) { mkdirAll(t, path) },
+			want:  "it is a directory",
+		},
+		{
+			name: "no permission to read",
+			spoil: func(t *testing.T, path string) {
+				mkdirAll(t, filepath.Dir(path))
+				if err := os.WriteFile(path, []byte("model = \"offline\"\n"), 0o000); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want:    "permission denied",
+			notRoot: true,
+		},
+	}
+	for _, tt := range tests {
+		for _, file := range []string{"user", "project"} {
+			t.Run(tt.name+" ("+file+" file)", func(t *testing.T) {
+				if tt.notRoot && os.Geteuid() == 0 {
+					t.Skip("running as root, which can read a file of mode 000: run the tests as another user to check this case")
+				}
+				opts := setup(t, "", "", env{})
+				path := filepath.Join(opts.UserDir, FileName)
+				if file == "project" {
+					path = filepath.Join(opts.Workspace, ProjectDir, FileName)
+				}
+				tt.spoil(t, path)
+				c, err := Load(opts)
+				if err == nil {
+					t.Fatalf("no error; model %q from %v", c.Model, c.Files)
+				}
+				if msg := err.Error(); !strings.HasPrefix(msg, path+": cannot be read: ") || !strings.Contains(msg, tt.want) {
+					t.Errorf("error %q, want %q and then %q", msg, path+": cannot be read: ", tt.want)
+				}
+			})
+		}
+	}
+}
+
+func mkdirAll(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(opts); err == nil || !strings.Contains(err.Error(), "read configuration") {
-		t.Fatalf("error = %v", err)
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -369,6 +445,7 @@ func TestLoadReadsXDGUserFile(t *testing.T) {
 
 func TestScriptPathIsRelativeToItsFile(t *testing.T) {
 	opts := setup(t, "", "[providers.offline]\nscript = \"demo.toml\"\n", env{})
+	opts.TrustProject = true
 	c, err := Load(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -378,7 +455,9 @@ func TestScriptPathIsRelativeToItsFile(t *testing.T) {
 		t.Errorf("script = %q, want %q", got, want)
 	}
 
-	c, err = Load(setup(t, "", "[providers.offline]\nscript = \"demo.toml\"\n", env{"SUPERAGENTS_OFFLINE_SCRIPT": "/abs/other.toml"}))
+	opts = setup(t, "", "[providers.offline]\nscript = \"demo.toml\"\n", env{"SUPERAGENTS_OFFLINE_SCRIPT": "/abs/other.toml"})
+	opts.TrustProject = true
+	c, err = Load(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,6 +627,7 @@ func TestDocumentedExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := setup(t, "", string(data), env{"ANTHROPIC_API_KEY": "k", "WORK_LLM_KEY": "w"})
+	opts.TrustProject = true
 	c, err := Load(opts)
 	if err != nil {
 		t.Fatal(err)

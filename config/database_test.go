@@ -17,6 +17,7 @@ func TestDatabaseURL(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := setup(t, "", tt.file, env{})
+			opts.TrustProject = true
 			cfg, err := Load(opts)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/superagents/superagents/sandbox"
+	"github.com/superagents/superagents/tools"
 	"github.com/superagents/superagents/xdg"
 )
 
@@ -43,11 +45,17 @@ type Options struct {
 	UserDir string
 	// LookupEnv reads the environment; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// TrustProject trusts the workspace's project file for this run, as
+	// trusted_projects in the user file does (see project.go).
+	TrustProject bool
 }
 
 // Load reads the configuration: defaults, then the user file, then the
 // project file, then the environment. Missing files are not an error. If
 // no model is chosen by any of them, it picks one (see Config.Notice).
+// The project file may not loosen permissions or the sandbox, and may say
+// where requests, keys and data go only when the project is trusted; what
+// it may not set is ignored with a warning (Config.Warnings).
 func Load(opts Options) (Config, error) {
 	lookup := opts.LookupEnv
 	if lookup == nil {
@@ -65,16 +73,21 @@ func Load(opts Options) (Config, error) {
 	c := Default()
 	var files []*File
 	for i, path := range paths {
+		var project *projectFile
+		if i > 0 {
+			// Only the user's file, read by now, can trust the project.
+			project = &projectFile{dir: opts.Workspace, trusted: opts.TrustProject || c.Trusts(opts.Workspace)}
+		}
 		userSandbox := c.Sandbox
-		f, err := c.mergeFile(path)
+		f, err := c.mergeFile(path, project)
 		if err != nil {
 			return Config{}, err
 		}
 		if f != nil {
-			if err := c.noteMCP(f, i > 0); err != nil {
+			if err := c.noteMCP(f, project != nil); err != nil {
 				return Config{}, err
 			}
-			if err := c.noteSandbox(f, i > 0, userSandbox); err != nil {
+			if err := c.noteSandbox(f, project != nil, userSandbox); err != nil {
 				return Config{}, err
 			}
 			files = append(files, f)
@@ -103,6 +116,43 @@ func (c *Config) noteSandbox(f *File, project bool, user sandbox.Config) error {
 	return nil
 }
 
+// ReadFileIfExists reads a configuration file. Only a path with nothing
+// at it is no file (found is false): a dangling symbolic link, a directory
+// or a file that cannot be read is an *Error naming the path, so that a
+// file the user meant is never silently replaced by the defaults.
+func ReadFileIfExists(path string) (data []byte, found bool, err error) {
+	data, err = os.ReadFile(path)
+	if err == nil {
+		return data, true, nil
+	}
+	fail := func(format string, args ...any) ([]byte, bool, error) {
+		return nil, false, &Error{Path: path, Msg: fmt.Sprintf(format, args...)}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		// os.ReadFile says the same of a dangling link, whether the file
+		// or its directory is the link.
+		for _, p := range []string{path, filepath.Dir(path)} {
+			info, lerr := os.Lstat(p)
+			if lerr != nil || info.Mode()&fs.ModeSymlink == 0 {
+				continue
+			}
+			if _, serr := os.Stat(p); errors.Is(serr, fs.ErrNotExist) {
+				target, _ := os.Readlink(p)
+				return fail("cannot be read: %s is a symbolic link to %s, which does not exist", p, target)
+			}
+		}
+		return nil, false, nil
+	}
+	if info, serr := os.Stat(path); serr == nil && info.IsDir() {
+		return fail("cannot be read: it is a directory, not a file")
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the path is already in the message
+	}
+	return fail("cannot be read: %v", err)
+}
+
 // userDir returns the directory of the user file.
 func userDir(dir string, lookup func(string) (string, bool)) (string, error) {
 	if dir != "" {
@@ -115,15 +165,21 @@ func userDir(dir string, lookup func(string) (string, bool)) (string, error) {
 	return dir, nil
 }
 
-// mergeFile decodes the file at path over c, key by key. It returns nil,
-// nil when the file does not exist.
-func (c *Config) mergeFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+// mergeFile decodes the file at path over c, key by key; of a project's
+// file, it keeps only what the project may set. It returns nil, nil when
+// the file does not exist.
+func (c *Config) mergeFile(path string, project *projectFile) (*File, error) {
+	data, found, err := ReadFileIfExists(path)
+	if err != nil || !found {
+		return nil, err
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read configuration: %w", err)
+	var user Config // what the user's file and the defaults said
+	if project != nil {
+		user = *c
+		user.Providers = maps.Clone(c.Providers)
+		// Decoded on their own, the project's permissions narrow the
+		// user's instead of replacing them.
+		c.Permissions = tools.Policy{}
 	}
 	f, err := DecodeFile(path, data, c)
 	if err != nil {
@@ -141,6 +197,14 @@ func (c *Config) mergeFile(path string) (*File, error) {
 			p.Script = filepath.Join(filepath.Dir(path), p.Script)
 		}
 		c.Providers[name] = p
+	}
+	if project != nil {
+		if err := c.narrowPermissions(f, user.Permissions); err != nil {
+			return nil, err
+		}
+		if !project.trusted {
+			c.ignoreUntrusted(f, user, project.dir)
+		}
 	}
 	return f, nil
 }

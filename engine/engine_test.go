@@ -35,7 +35,8 @@ func newEngine(t *testing.T, projectConfig string, env map[string]string) (*engi
 			t.Fatal(err)
 		}
 	}
-	cfg, err := config.Load(config.Options{Workspace: ws, UserDir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
+	// Trusted, as the project's file sets the offline model's script.
+	cfg, err := config.Load(config.Options{Workspace: ws, UserDir: t.TempDir(), TrustProject: true, LookupEnv: func(k string) (string, bool) {
 		v, ok := env[k]
 		return v, ok
 	}})

@@ -34,6 +34,9 @@ func load(t *testing.T, project string, env map[string]string) config.Config {
 		Workspace: dir,
 		UserDir:   filepath.Join(dir, "no-user-config"),
 		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		// The project's file defines providers, which only a trusted
+		// project may.
+		TrustProject: true,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"net/url"
 	"os"
@@ -188,12 +187,12 @@ func Load(src Sources) Servers {
 
 // readJSON reads a .mcp.json-format file; a missing file is no servers.
 func readJSON(path string, project bool) (map[string]config.MCPServer, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	data, found, err := config.ReadFileIfExists(path)
 	if err != nil {
 		return nil, fmt.Errorf("read MCP servers: %w", err)
+	}
+	if !found {
+		return nil, nil
 	}
 	return parseJSON(path, data, project)
 }

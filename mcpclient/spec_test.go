@@ -171,6 +171,32 @@ func TestLoadPrecedence(t *testing.T) {
 	}
 }
 
+// A .mcp.json that is a dangling link or a directory is a problem naming
+// it, not a project without servers.
+func TestLoadUnreadableFile(t *testing.T) {
+	tests := []struct {
+		name  string
+		spoil func(path string) error
+		want  string
+	}{
+		{"dangling symbolic link", func(path string) error { return os.Symlink(path+".moved", path) }, "which does not exist"},
+		{"directory", func(path string) error { return os.Mkdir(path, 0o755) }, "it is a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := t.TempDir()
+			path := filepath.Join(ws, ProjectFile)
+			if err := tt.spoil(path); err != nil {
+				t.Fatal(err)
+			}
+			got := Load(Sources{Workspace: ws, LookupEnv: env(nil)})
+			if len(got.Problems) != 1 || !strings.Contains(got.Problems[0].Error(), path+": cannot be read: ") || !strings.Contains(got.Problems[0].Error(), tt.want) {
+				t.Fatalf("problems %v, want one naming %s and saying %q", got.Problems, path, tt.want)
+			}
+		})
+	}
+}
+
 func TestTrustStore(t *testing.T) {
 	store := NewTrustStore(filepath.Join(t.TempDir(), "data"))
 	if ok, err := store.Trusted("/p", "h1"); ok || err != nil {

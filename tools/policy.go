@@ -33,6 +33,12 @@ type Policy struct {
 	// read_only set anywhere wins; an agent's allow list, when present,
 	// replaces the global one.
 	Agents map[string]Rules `toml:"agents"`
+	// Narrowing is a policy that can only take away from this one (a
+	// project's file, which must not loosen the user's rules): its
+	// read_only and deny lists add to these, a command must match its
+	// allow list too, and its unlisted can turn "ask" into "refuse", never
+	// the reverse.
+	Narrowing *Policy `toml:"-"`
 }
 
 // Rules are the permissions of one agent.
@@ -79,6 +85,9 @@ type BashRules struct {
 	Allow    []string `toml:"allow"`
 	Deny     []string `toml:"deny"`
 	Unlisted string   `toml:"unlisted"`
+	// Narrow are more allow lists, from a narrowing policy: every simple
+	// command must also match a pattern of each one that is not empty.
+	Narrow [][]string `toml:"-"`
 }
 
 // What BashRules.Unlisted may say.
@@ -106,6 +115,11 @@ func (p Policy) Validate() error {
 			errs = append(errs, fmt.Errorf("permissions.agents.%s: %w", name, err))
 		}
 	}
+	if p.Narrowing != nil {
+		if err := p.Narrowing.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -115,18 +129,36 @@ func (p Policy) ForAgent(agent string) Rules {
 		Allow:    slices.Clone(p.Bash.Allow),
 		Deny:     slices.Clone(p.Bash.Deny),
 		Unlisted: p.Bash.Unlisted,
+		Narrow:   slices.Clone(p.Bash.Narrow),
 	}}
-	own, ok := p.Agents[agent]
-	if !ok {
-		return r
+	if own, ok := p.Agents[agent]; ok {
+		r.ReadOnly = r.ReadOnly || own.ReadOnly
+		r.Bash.Deny = append(r.Bash.Deny, own.Bash.Deny...)
+		r.Bash.Narrow = append(r.Bash.Narrow, own.Bash.Narrow...)
+		if own.Bash.Allow != nil {
+			r.Bash.Allow = slices.Clone(own.Bash.Allow)
+		}
+		if own.Bash.Unlisted != "" {
+			r.Bash.Unlisted = own.Bash.Unlisted
+		}
 	}
-	r.ReadOnly = r.ReadOnly || own.ReadOnly
-	r.Bash.Deny = append(r.Bash.Deny, own.Bash.Deny...)
-	if own.Bash.Allow != nil {
-		r.Bash.Allow = slices.Clone(own.Bash.Allow)
+	if p.Narrowing != nil {
+		r = r.narrow(p.Narrowing.ForAgent(agent))
 	}
-	if own.Bash.Unlisted != "" {
-		r.Bash.Unlisted = own.Bash.Unlisted
+	return r
+}
+
+// narrow adds what n takes away: a command must pass both r and n.
+func (r Rules) narrow(n Rules) Rules {
+	r.ReadOnly = r.ReadOnly || n.ReadOnly
+	r.Bash.Deny = append(r.Bash.Deny, n.Bash.Deny...)
+	r.Bash.Narrow = append(r.Bash.Narrow, n.Bash.Narrow...)
+	if len(n.Bash.Allow) > 0 {
+		r.Bash.Narrow = append(r.Bash.Narrow, n.Bash.Allow)
+	}
+	// Asking is looser than refusing: n may only refuse.
+	if n.Bash.Unlisted == UnlistedRefuse {
+		r.Bash.Unlisted = UnlistedRefuse
 	}
 	return r
 }
@@ -147,6 +179,9 @@ func (b BashRules) Validate() error {
 	}
 	check("allow", b.Allow)
 	check("deny", b.Deny)
+	for _, list := range b.Narrow {
+		check("allow", list)
+	}
 	switch b.Unlisted {
 	case "", UnlistedRefuse, UnlistedAsk:
 	default:
@@ -170,7 +205,7 @@ func validateCommandPattern(p string) error {
 // Check returns nil when the rules let command run, and otherwise an error
 // that says which simple command is refused and why.
 func (b BashRules) Check(command string) error {
-	if len(b.Allow) == 0 && len(b.Deny) == 0 {
+	if len(b.Allow) == 0 && len(b.Deny) == 0 && len(b.Narrow) == 0 {
 		return nil
 	}
 	cmds, err := simpleCommands(command, 0)
@@ -184,15 +219,17 @@ func (b BashRules) Check(command string) error {
 			}
 		}
 	}
-	if len(b.Allow) == 0 {
-		return nil
-	}
-	for _, words := range cmds {
-		allowed := slices.ContainsFunc(b.Allow, func(p string) bool {
-			return matchesAt(strings.Fields(p), words, 0, false)
-		})
-		if !allowed {
-			return &NotAllowedError{Command: strings.Join(words, " "), Allow: b.Allow}
+	for _, allow := range append([][]string{b.Allow}, b.Narrow...) {
+		if len(allow) == 0 {
+			continue
+		}
+		for _, words := range cmds {
+			allowed := slices.ContainsFunc(allow, func(p string) bool {
+				return matchesAt(strings.Fields(p), words, 0, false)
+			})
+			if !allowed {
+				return &NotAllowedError{Command: strings.Join(words, " "), Allow: allow}
+			}
 		}
 	}
 	return nil

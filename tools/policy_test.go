@@ -140,6 +140,126 @@ allow = []
 	}
 }
 
+// A narrowing policy (a project's file) can only take away from the
+// user's: whatever it says, the result is never looser than the user's.
+func TestPolicyNarrowing(t *testing.T) {
+	bash := func(allow, deny []string, unlisted string) Rules {
+		return Rules{Bash: BashRules{Allow: allow, Deny: deny, Unlisted: unlisted}}
+	}
+	tests := []struct {
+		name       string
+		user, narr Policy
+		agent      string
+		commands   map[string]string // command → "" when it runs, else a substring of the refusal
+		readOnly   bool
+		asks       bool
+	}{
+		{
+			name:     "deny lists add up",
+			user:     Policy{Rules: bash(nil, []string{"sudo"}, "")},
+			narr:     Policy{Rules: bash(nil, []string{"git push"}, "")},
+			commands: map[string]string{"sudo ls": "denied", "git push": "denied", "git status": ""},
+		},
+		{
+			name:     "an empty deny list removes nothing",
+			user:     Policy{Rules: bash(nil, []string{"sudo"}, "")},
+			narr:     Policy{Rules: bash(nil, []string{}, "")},
+			commands: map[string]string{"sudo ls": "denied"},
+		},
+		{
+			name:     "read_only = false does not undo the user's",
+			user:     Policy{Rules: Rules{ReadOnly: true}},
+			narr:     Policy{Rules: Rules{ReadOnly: false}},
+			readOnly: true,
+		},
+		{
+			name:     "read_only turns on",
+			narr:     Policy{Agents: map[string]Rules{"coder": {ReadOnly: true}}},
+			agent:    "coder",
+			readOnly: true,
+		},
+		{
+			name:     "allow lists intersect",
+			user:     Policy{Rules: bash([]string{"go", "ls"}, nil, "")},
+			narr:     Policy{Rules: bash([]string{"go test", "make"}, nil, "")},
+			commands: map[string]string{"go test ./...": "", "go build": "not allowed", "ls": "not allowed", "make": `"make" is not allowed`},
+		},
+		{
+			name:     "an allow list narrows a user who has none",
+			narr:     Policy{Rules: bash([]string{"go test"}, nil, "")},
+			commands: map[string]string{"go test ./...": "", "curl x": "not allowed"},
+		},
+		{
+			name:     "an empty allow list allows nothing more",
+			user:     Policy{Rules: bash([]string{"go"}, nil, "")},
+			narr:     Policy{Rules: bash([]string{}, nil, "")},
+			commands: map[string]string{"go vet": "", "rm x": "not allowed"},
+		},
+		{
+			name:     "an agent's own allow list does not widen the user's",
+			user:     Policy{Rules: bash([]string{"go test"}, nil, "")},
+			narr:     Policy{Agents: map[string]Rules{"coder": bash([]string{"rm"}, nil, "")}},
+			agent:    "coder",
+			commands: map[string]string{"rm -rf build": "not allowed", "go test": "not allowed"},
+		},
+		{
+			name:     "the global allow list narrows an agent the user gave its own",
+			user:     Policy{Agents: map[string]Rules{"coder": bash([]string{"make", "go"}, nil, "")}},
+			narr:     Policy{Rules: bash([]string{"go"}, nil, "")},
+			agent:    "coder",
+			commands: map[string]string{"go test": "", "make": "not allowed"},
+		},
+		{
+			name: "unlisted turns from ask to refuse",
+			user: Policy{Rules: bash([]string{"go"}, nil, UnlistedAsk)},
+			narr: Policy{Rules: bash(nil, nil, UnlistedRefuse)},
+		},
+		{
+			name: "unlisted does not turn from refuse to ask",
+			user: Policy{Rules: bash([]string{"go"}, nil, UnlistedRefuse)},
+			narr: Policy{Rules: bash(nil, nil, UnlistedAsk)},
+		},
+		{
+			name: "unlisted does not turn to ask from the default",
+			user: Policy{Rules: bash([]string{"go"}, nil, "")},
+			narr: Policy{Agents: map[string]Rules{"coder": bash(nil, nil, UnlistedAsk)}},
+		},
+		{
+			name: "the user's ask stays when the narrowing says nothing",
+			user: Policy{Rules: bash([]string{"go"}, nil, UnlistedAsk)},
+			narr: Policy{Rules: bash([]string{"go test"}, nil, "")},
+			asks: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.user
+			p.Narrowing = &tc.narr
+			must(t, p.Validate())
+			r := p.ForAgent(tc.agent)
+			if r.ReadOnly != tc.readOnly {
+				t.Errorf("read_only = %v, want %v", r.ReadOnly, tc.readOnly)
+			}
+			if r.Bash.Asks() != tc.asks {
+				t.Errorf("asks = %v, want %v", r.Bash.Asks(), tc.asks)
+			}
+			for command, refused := range tc.commands {
+				err := r.Bash.Check(command)
+				switch {
+				case refused == "" && err != nil:
+					t.Errorf("Check(%q) = %v, want allowed", command, err)
+				case refused != "" && (err == nil || !strings.Contains(err.Error(), refused)):
+					t.Errorf("Check(%q) = %v, want an error with %q", command, err, refused)
+				}
+			}
+		})
+	}
+	bad := Policy{Narrowing: &Policy{Rules: bash([]string{"a | b"}, nil, "")}}
+	if err := bad.Validate(); err == nil {
+		t.Error("Validate passed a bad pattern of the narrowing policy")
+	}
+}
+
 func TestPolicyReadOnlyRemovesWriteTools(t *testing.T) {
 	_, set := newTestWorkspace(t, nil, Options{Rules: Policy{Agents: map[string]Rules{"explore": {ReadOnly: true}}}.ForAgent("explore")})
 	if diff := cmp.Diff([]string{Read, Ls, Glob, Grep}, set.Names()); diff != "" {
