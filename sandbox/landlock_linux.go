@@ -9,9 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// landlockNetABI is the first Landlock ABI with TCP rules (Linux 6.7).
-const landlockNetABI = 4
-
 // probeLandlock asks the kernel which Landlock ABI it offers.
 func probeLandlock() Support {
 	abi, err := ll.LandlockGetABIVersion()
@@ -23,7 +20,8 @@ func probeLandlock() Support {
 		return Support{Reason: reason}
 	}
 	// Network sockets are refused by seccomp (denySockets), on any ABI;
-	// Landlock's TCP rules, where the ABI has them, come on top.
+	// Landlock's TCP rules, where the ABI has them (4, Linux 6.7), come
+	// on top.
 	return Support{Mechanism: "Landlock", ABI: abi, Files: true, Network: true}
 }
 

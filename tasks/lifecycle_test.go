@@ -87,18 +87,6 @@ func sleeperPIDs(t *testing.T, h *harness) sleeperProcs {
 	return procs
 }
 
-func readPID(path string) int {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		return 0
-	}
-	return pid
-}
-
 // wantGone fails unless the shell and its sleep are gone: killed with
 // the shell's process group (or PID namespace).
 func wantGone(t *testing.T, procs sleeperProcs) {
