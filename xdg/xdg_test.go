@@ -7,13 +7,13 @@ import (
 
 func TestDirs(t *testing.T) {
 	tests := []struct {
-		name         string
-		env          map[string]string
-		config, data string
+		name                string
+		env                 map[string]string
+		config, data, state string
 	}{
-		{"home only", map[string]string{"HOME": "/home/u"}, "/home/u/.config/superagents", "/home/u/.local/share/superagents"},
-		{"xdg set", map[string]string{"HOME": "/home/u", "XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "/data"}, "/cfg/superagents", "/data/superagents"},
-		{"relative xdg ignored", map[string]string{"HOME": "/home/u", "XDG_CONFIG_HOME": "cfg", "XDG_DATA_HOME": "data"}, "/home/u/.config/superagents", "/home/u/.local/share/superagents"},
+		{"home only", map[string]string{"HOME": "/home/u"}, "/home/u/.config/superagents", "/home/u/.local/share/superagents", "/home/u/.local/state/superagents"},
+		{"xdg set", map[string]string{"HOME": "/home/u", "XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "/data", "XDG_STATE_HOME": "/state"}, "/cfg/superagents", "/data/superagents", "/state/superagents"},
+		{"relative xdg ignored", map[string]string{"HOME": "/home/u", "XDG_CONFIG_HOME": "cfg", "XDG_DATA_HOME": "data", "XDG_STATE_HOME": "state"}, "/home/u/.config/superagents", "/home/u/.local/share/superagents", "/home/u/.local/state/superagents"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -23,6 +23,9 @@ func TestDirs(t *testing.T) {
 			}
 			if got, err := DataDir(getenv); err != nil || got != filepath.FromSlash(tt.data) {
 				t.Errorf("DataDir = %q, %v; want %q", got, err, tt.data)
+			}
+			if got, err := StateDir(getenv); err != nil || got != filepath.FromSlash(tt.state) {
+				t.Errorf("StateDir = %q, %v; want %q", got, err, tt.state)
 			}
 		})
 	}
