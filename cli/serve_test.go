@@ -18,6 +18,7 @@ import (
 	"github.com/superagents/superagents/cli"
 	"github.com/superagents/superagents/frontends"
 	"github.com/superagents/superagents/httpapi"
+	"github.com/superagents/superagents/internal/authtest"
 )
 
 // waitDiscovery waits until a server has written its discovery file.
@@ -107,7 +108,7 @@ func TestServe(t *testing.T) {
 	if code, _ := call("POST", "/mcp", `{}`, false); code != http.StatusUnauthorized {
 		t.Fatalf("/mcp without the token = %d", code)
 	}
-	mcpClient := &http.Client{Transport: bearerTransport{token: token, base: client.Transport}}
+	mcpClient := &http.Client{Transport: authtest.Bearer(token, client.Transport)}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "probe", Version: "1.0"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: mcpClient, MaxRetries: -1}, nil)
 	if err != nil {
@@ -244,18 +245,6 @@ func TestServeDiscoveryGoesWhenShutdownBegins(t *testing.T) {
 	if code := <-exited; code != cli.ExitOK {
 		t.Fatalf("serve exited with %d: %s", code, stderr.String())
 	}
-}
-
-// bearerTransport adds the token to every request.
-type bearerTransport struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
 }
 
 func TestServeRefusesRemoteAddresses(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/engine"
 	"github.com/superagents/superagents/events"
+	"github.com/superagents/superagents/internal/authtest"
 	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/mcpserver"
@@ -211,7 +212,7 @@ func (h *harness) connectAt(transport, name, version, revision string, caps *mcp
 		})
 		ct := &mcp.StreamableClientTransport{Endpoint: h.http.URL, MaxRetries: -1}
 		if h.token != "" {
-			ct.HTTPClient = &http.Client{Transport: bearer{token: h.token, next: http.DefaultTransport}}
+			ct.HTTPClient = &http.Client{Transport: authtest.Bearer(h.token, nil)}
 			h.token = ""
 		}
 		c.cs, err = client.Connect(ctx, ct, session)
@@ -233,19 +234,6 @@ func (h *harness) connectAt(transport, name, version, revision string, caps *mcp
 		t.Fatalf("connect over %s: %v", transport, err)
 	}
 	return c
-}
-
-// bearer presents an API token with each request, as a host configured
-// with the server's token does.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
 }
 
 // gone is closed once the client's connection has ended: over HTTP,
