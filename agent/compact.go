@@ -8,8 +8,8 @@ import (
 )
 
 // EventCompacted: the session was compacted before a model request; the
-// marker and the summary were stored (and reported as EventMessage).
-const EventCompacted EventType = "compacted"
+// marker and the summary were stored (and reported as sa.TurnEventMessage).
+const EventCompacted sa.TurnEventType = "compacted"
 
 // Compactor returns a compactor with the loop's model, system prompt and
 // tools, so a summary request reads the conversation's cached prefix.
@@ -36,14 +36,14 @@ func (r *run) compactIfDue(ctx context.Context, history []sa.Message, specs []sa
 	c := r.loop.Compactor()
 	res, err := c.Compact(ctx, r.sessionID, "")
 	if res.Marker.ID != 0 {
-		r.emit(Event{Type: EventMessage, Step: r.out.Steps, Message: &res.Marker})
+		r.emit(sa.TurnEvent{Type: sa.TurnEventMessage, Step: r.out.Steps, Message: &res.Marker})
 	}
 	if err != nil {
 		return nil, err
 	}
 	r.out.Usage = r.out.Usage.Add(res.Summary.Usage)
-	r.emit(Event{Type: EventMessage, Step: r.out.Steps, Message: &res.Summary})
-	r.emit(Event{Type: EventCompacted, Step: r.out.Steps, Message: &res.Summary})
+	r.emit(sa.TurnEvent{Type: sa.TurnEventMessage, Step: r.out.Steps, Message: &res.Summary})
+	r.emit(sa.TurnEvent{Type: EventCompacted, Step: r.out.Steps, Message: &res.Summary})
 	r.read = false // a compaction starts the history anew
 	return r.readHistory(ctx)
 }

@@ -59,36 +59,17 @@ type Loop struct {
 	// way: the model is sent the latest summary and what follows it.
 	Compaction *compact.Auto
 	// OnEvent, if set, sees the turn as it happens. Calls are serialized.
-	OnEvent func(Event)
+	OnEvent func(sa.TurnEvent)
 	// NewSession says that the session has no parent and holds only what
 	// it was made with: its history is its own messages (after its last
 	// clear), read as those stored since none, without walking a lineage.
 	NewSession bool
 }
 
-// EventType says what an Event reports (see sa.TurnEventType).
-type EventType = sa.TurnEventType
-
-// Event types.
-const (
-	EventTextDelta      = sa.TurnEventTextDelta
-	EventReasoningDelta = sa.TurnEventReasoningDelta
-	EventMessage        = sa.TurnEventMessage
-	EventToolStart      = sa.TurnEventToolStart
-	EventToolEnd        = sa.TurnEventToolEnd
-	EventStep           = sa.TurnEventStep
-)
-
-// Event is one thing that happened during a turn (see sa.TurnEvent).
-type Event = sa.TurnEvent
-
-// Outcome sums up a finished (or stopped) turn (see sa.TurnOutcome).
-type Outcome = sa.TurnOutcome
-
 // Run stores the input messages in the session and runs the model until it
 // ends its turn. It returns the outcome even with an error, which wraps
 // ErrMaxSteps, ErrLoopDetected, the provider's error or ctx's.
-func (l *Loop) Run(ctx context.Context, sessionID string, input ...sa.Message) (Outcome, error) {
+func (l *Loop) Run(ctx context.Context, sessionID string, input ...sa.Message) (sa.TurnOutcome, error) {
 	// A new session's history is read as the messages stored after none
 	// (see readHistory): it has no lineage to walk.
 	r := &run{loop: l, sessionID: sessionID, seen: make(map[string]int), read: l.NewSession}
@@ -99,7 +80,7 @@ func (l *Loop) Run(ctx context.Context, sessionID string, input ...sa.Message) (
 type run struct {
 	loop      *Loop
 	sessionID string
-	out       Outcome
+	out       sa.TurnOutcome
 	seen      map[string]int // call key → times called this turn
 	mu        sync.Mutex     // serializes OnEvent
 	// history is the session's history as last read (see readHistory);
@@ -152,7 +133,7 @@ func (r *run) readHistory(ctx context.Context) ([]sa.Message, error) {
 	return history, nil
 }
 
-func (r *run) emit(e Event) {
+func (r *run) emit(e sa.TurnEvent) {
 	if r.loop.OnEvent == nil {
 		return
 	}
@@ -168,12 +149,12 @@ func (r *run) store(ctx context.Context, msgs ...sa.Message) error {
 		return fmt.Errorf("store message: %w", err)
 	}
 	for i := range stored {
-		r.emit(Event{Type: EventMessage, Step: r.out.Steps, Message: &stored[i]})
+		r.emit(sa.TurnEvent{Type: sa.TurnEventMessage, Step: r.out.Steps, Message: &stored[i]})
 	}
 	return nil
 }
 
-func (r *run) turn(ctx context.Context, input []sa.Message) (Outcome, error) {
+func (r *run) turn(ctx context.Context, input []sa.Message) (sa.TurnOutcome, error) {
 	if err := r.repairDangling(ctx); err != nil {
 		return r.out, err
 	}
@@ -189,7 +170,7 @@ func (r *run) turn(ctx context.Context, input []sa.Message) (Outcome, error) {
 			return r.out, fmt.Errorf("%w: %d model requests in one turn without a final answer", ErrMaxSteps, maxSteps)
 		}
 		r.out.Steps++
-		r.emit(Event{Type: EventStep, Step: r.out.Steps})
+		r.emit(sa.TurnEvent{Type: sa.TurnEventStep, Step: r.out.Steps})
 		calls, seen, err := r.step(ctx)
 		if err != nil {
 			return r.out, err
@@ -286,11 +267,11 @@ func (r *run) step(ctx context.Context) ([]sa.Part, int64, error) {
 		switch ev.Type {
 		case sa.EventTextDelta:
 			acc.text(ev.Text)
-			r.emit(Event{Type: EventTextDelta, Step: r.out.Steps, Text: ev.Text})
+			r.emit(sa.TurnEvent{Type: sa.TurnEventTextDelta, Step: r.out.Steps, Text: ev.Text})
 		case sa.EventReasoningDelta:
 			acc.reasoning(ev.Text, ev.Signature)
 			if ev.Text != "" {
-				r.emit(Event{Type: EventReasoningDelta, Step: r.out.Steps, Text: ev.Text})
+				r.emit(sa.TurnEvent{Type: sa.TurnEventReasoningDelta, Step: r.out.Steps, Text: ev.Text})
 			}
 		case sa.EventToolCall:
 			if ev.ToolCall != nil {
@@ -348,7 +329,7 @@ func (r *run) runTools(ctx context.Context, calls []sa.Part) error {
 			continue
 		}
 		wg.Go(func() {
-			r.emit(Event{Type: EventToolStart, Step: r.out.Steps, Call: &call})
+			r.emit(sa.TurnEvent{Type: sa.TurnEventToolStart, Step: r.out.Steps, Call: &call})
 			res, err := r.callTool(ctx, call)
 			storeCtx := ctx
 			if err != nil {
@@ -386,7 +367,7 @@ func (r *run) callTool(ctx context.Context, call sa.Part) (tools.Result, error) 
 
 func (r *run) finishCall(ctx context.Context, call sa.Part, res tools.Result) error {
 	part := res.Part(call.CallID, call.Name)
-	r.emit(Event{Type: EventToolEnd, Step: r.out.Steps, Call: &call, Result: &part})
+	r.emit(sa.TurnEvent{Type: sa.TurnEventToolEnd, Step: r.out.Steps, Call: &call, Result: &part})
 	return r.store(ctx, sa.Message{Role: sa.RoleTool, Parts: []sa.Part{part}})
 }
 

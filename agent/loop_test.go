@@ -65,7 +65,7 @@ func newFixture(t testing.TB) *fixture {
 		loop: &agent.Loop{Store: st, Provider: p, Model: "gpt-test", ModelLabel: "openai/gpt-test", System: "test", Tools: set}}
 }
 
-func (f *fixture) run(ctx context.Context, prompt string) (agent.Outcome, error) {
+func (f *fixture) run(ctx context.Context, prompt string) (sa.TurnOutcome, error) {
 	return f.loop.Run(ctx, f.session.ID, sa.Message{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart(prompt)}})
 }
 
@@ -215,8 +215,8 @@ func TestCancelStopsToolsAndLeavesAConsistentSession(t *testing.T) {
 	f.srv.Push(llmtest.Reply{ToolCalls: []llmtest.ToolCall{bashCall("long", "echo started; echo $$ > pid; sleep 60")}})
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{})
-	f.loop.OnEvent = func(e agent.Event) {
-		if e.Type == agent.EventToolStart {
+	f.loop.OnEvent = func(e sa.TurnEvent) {
+		if e.Type == sa.TurnEventToolStart {
 			close(started)
 		}
 	}

@@ -102,7 +102,7 @@ func TestLongTaskCompactsAndFinishes(t *testing.T) {
 	e := newE2E(t, window)
 	e.script(steps)
 	var compactions int
-	e.loop.OnEvent = func(ev agent.Event) {
+	e.loop.OnEvent = func(ev sa.TurnEvent) {
 		if ev.Type == agent.EventCompacted {
 			compactions++
 		}

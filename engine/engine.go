@@ -66,7 +66,7 @@ type TurnOptions struct {
 	// Model overrides the session's model for this turn.
 	Model string
 	// OnEvent sees the turn as it happens.
-	OnEvent func(agent.Event)
+	OnEvent func(sa.TurnEvent)
 	// NewSession says that the session was just made for this turn with
 	// its first messages and no parent (a task's launch), so that its
 	// history is read as its own messages (see agent.Loop.NewSession).
@@ -255,20 +255,20 @@ func (e *Engine) systemPrompt(profile agents.Profile, toolSet *tools.Set, ws *to
 
 // Run runs one turn of a session: it stores the input (usually the user's
 // message) and runs the model until it ends its turn.
-func (e *Engine) Run(ctx context.Context, sessionID string, opts TurnOptions, input ...sa.Message) (agent.Outcome, error) {
+func (e *Engine) Run(ctx context.Context, sessionID string, opts TurnOptions, input ...sa.Message) (sa.TurnOutcome, error) {
 	sess, err := e.Store.Session(ctx, sessionID)
 	if err != nil {
-		return agent.Outcome{}, err
+		return sa.TurnOutcome{}, err
 	}
 	return e.RunIn(ctx, sess, opts, input...)
 }
 
 // RunIn is Run for a caller that knows the session already (its id, agent
 // and model are what a turn needs of it): a task's run, which created it.
-func (e *Engine) RunIn(ctx context.Context, sess sa.Session, opts TurnOptions, input ...sa.Message) (agent.Outcome, error) {
+func (e *Engine) RunIn(ctx context.Context, sess sa.Session, opts TurnOptions, input ...sa.Message) (sa.TurnOutcome, error) {
 	loop, err := e.Loop(ctx, sess, opts)
 	if err != nil {
-		return agent.Outcome{}, err
+		return sa.TurnOutcome{}, err
 	}
 	return loop.Run(ctx, sess.ID, input...)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/postgres"
+	"github.com/superagents/superagents/runner"
 	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/tasks"
 )
@@ -21,7 +22,7 @@ func Wire(store *postgres.Store, opts runtime.Options, q Options) (runtime.Optio
 	q.ID = opts.RunnerID
 	q.Concurrency = cmp.Or(q.Concurrency, opts.Config.Tasks.Concurrency)
 	q.RunLimit = cmp.Or(q.RunLimit, runLimit(opts.Config.Tasks))
-	q.Interval = cmp.Or(q.Interval, opts.Heartbeat, opts.Config.Tasks.Heartbeat.Duration, tasks.DefaultHeartbeat)
+	q.Interval = cmp.Or(q.Interval, opts.Heartbeat, opts.Config.Tasks.Heartbeat.Duration, runner.DefaultHeartbeat)
 	queue, err := New(store, q)
 	if err != nil {
 		return opts, err

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/agent"
 	"github.com/superagents/superagents/cost"
 )
 
@@ -203,7 +202,7 @@ func (m *Manager) launchBudget(ctx context.Context, ancestors []sa.Task, model s
 			return sa.Budget{}, err
 		}
 		if reason := overBudget(a.Budget, spent, m.engine.Config.ModelInfo, "the task tree of "+sa.ShortID(a.ID)); reason != "" {
-			return sa.Budget{}, fmt.Errorf("%w: %s, so it cannot launch more tasks", ErrLimit, reason)
+			return sa.Budget{}, fmt.Errorf("%w: %s, so it cannot launch more tasks", sa.ErrLimit, reason)
 		}
 		if a.Budget.MaxCost > 0 {
 			left := a.Budget.MaxCost - spent.Price(m.engine.Config.ModelInfo).USD
@@ -256,10 +255,10 @@ func overBudget(b sa.Budget, spent cost.Figure, prices cost.Prices, whose string
 // charge holds a run to its budgets: before each model request it checks
 // them, and each stored response adds its usage to the totals of the
 // trees the run is in. A run whose tree reached a budget is stopped.
-func (m *Manager) charge(r *run, e agent.Event) {
+func (m *Manager) charge(r *run, e sa.TurnEvent) {
 	switch {
-	case e.Type == agent.EventStep:
-	case e.Type == agent.EventMessage && e.Message != nil && !e.Message.Usage.IsZero():
+	case e.Type == sa.TurnEventStep:
+	case e.Type == sa.TurnEventMessage && e.Message != nil && !e.Message.Usage.IsZero():
 	default:
 		return
 	}
@@ -272,7 +271,7 @@ func (m *Manager) charge(r *run, e agent.Event) {
 		return
 	}
 	var msg *sa.Message
-	if e.Type == agent.EventMessage {
+	if e.Type == sa.TurnEventMessage {
 		msg = e.Message
 	}
 	stop := m.budgets.account(rb, msg, m.engine.Config.ModelInfo)

@@ -304,7 +304,7 @@ func TestBudgetRefusesALaunchWhenTheTreeIsSpent(t *testing.T) {
 	top := h.launch(parent.ID, tasks.LaunchRequest{Description: "spender", Budget: sa.Budget{MaxTokens: 300}})
 	h.wait(top.ID)
 	_, err := h.mgr.Launch(context.Background(), tasks.LaunchRequest{ParentSessionID: top.ID, Description: "more", Prompt: "p", Agent: "general"})
-	if !errors.Is(err, tasks.ErrLimit) || !strings.Contains(err.Error(), "budget reached: 300 of 300 tokens") {
+	if !errors.Is(err, sa.ErrLimit) || !strings.Contains(err.Error(), "budget reached: 300 of 300 tokens") {
 		t.Fatalf("launch from a spent tree: %v", err)
 	}
 }

@@ -67,7 +67,7 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 	}
 	depth := len(ancestors)
 	if depth >= m.limits.SpawnDepth {
-		return sa.Task{}, fmt.Errorf("%w: tasks may be nested %d deep (tasks.spawn_depth) and this session is at depth %d", ErrLimit, m.limits.SpawnDepth, depth)
+		return sa.Task{}, fmt.Errorf("%w: tasks may be nested %d deep (tasks.spawn_depth) and this session is at depth %d", sa.ErrLimit, m.limits.SpawnDepth, depth)
 	}
 	timeout := m.limits.Timeout.Duration
 	if req.Timeout > 0 && req.Timeout < timeout {

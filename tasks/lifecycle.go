@@ -35,14 +35,14 @@ func (m *Manager) resume(ctx context.Context, ref, prompt, agent string) (sa.Tas
 		return sa.Task{}, err
 	}
 	if _, err := m.store.Session(ctx, t.ID); errors.Is(err, sa.ErrNotFound) {
-		return sa.Task{}, fmt.Errorf("%w: the session of task %s no longer exists (it was deleted), so it cannot be resumed; start a new superagents_task instead", ErrExpired, sa.ShortID(t.ID))
+		return sa.Task{}, fmt.Errorf("%w: the session of task %s no longer exists (it was deleted), so it cannot be resumed; start a new superagents_task instead", sa.ErrExpired, sa.ShortID(t.ID))
 	} else if err != nil {
 		return sa.Task{}, err
 	}
 	resumed, err := m.dispatch.Resume(ctx, t.ID, func(tk *sa.Task) error {
 		if tk.ClearedAt != nil {
 			// Nobody would hear from it: its parent let it go.
-			return fmt.Errorf("%w: task %s was cleared (superagents_clear) or its parent session was deleted, so it cannot be resumed; start a new superagents_task instead", ErrExpired, sa.ShortID(tk.ID))
+			return fmt.Errorf("%w: task %s was cleared (superagents_clear) or its parent session was deleted, so it cannot be resumed; start a new superagents_task instead", sa.ErrExpired, sa.ShortID(tk.ID))
 		}
 		switch {
 		case tk.Status == sa.TaskResumed:
@@ -88,7 +88,7 @@ func (m *Manager) CheckResumeAgent(t sa.Task, agent string) error {
 func unwrapRefusal(err error) error {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		msg := e.Error()
-		if strings.HasPrefix(msg, sa.ErrConflict.Error()+": ") || strings.HasPrefix(msg, ErrExpired.Error()+": ") {
+		if strings.HasPrefix(msg, sa.ErrConflict.Error()+": ") || strings.HasPrefix(msg, sa.ErrExpired.Error()+": ") {
 			return e
 		}
 	}

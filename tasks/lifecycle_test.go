@@ -444,7 +444,7 @@ func TestSpawnDepthLimit(t *testing.T) {
 		t.Fatalf("a session at the depth limit gets %d task tools (%v), want none", len(nested), err)
 	}
 	_, err = h.mgr.Launch(context.Background(), tasks.LaunchRequest{ParentSessionID: child.ID, Description: "d", Prompt: "p", Agent: "general"})
-	if !errors.Is(err, tasks.ErrLimit) || !strings.Contains(err.Error(), "spawn_depth") {
+	if !errors.Is(err, sa.ErrLimit) || !strings.Contains(err.Error(), "spawn_depth") {
 		t.Fatalf("launch beyond the depth = %v", err)
 	}
 }

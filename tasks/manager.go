@@ -29,18 +29,6 @@ import (
 	"github.com/superagents/superagents/runner"
 )
 
-// Errors callers test for, besides the root package's ErrInvalid,
-// ErrNotFound and ErrConflict.
-// They are the root package's, which every way in speaks.
-var (
-	// ErrLimit: a configured limit refuses the request (spawn depth).
-	ErrLimit = sa.ErrLimit
-	// ErrExpired: the task's session was deleted, so it cannot go on.
-	ErrExpired = sa.ErrExpired
-	// ErrClosed: the manager is shutting down.
-	ErrClosed = sa.ErrClosed
-)
-
 // Why a run's context was cancelled.
 var (
 	errCancelled   = errors.New("cancelled")
@@ -52,10 +40,8 @@ var (
 	interruptedMsg = "interrupted by restart: the process running it stopped before it finished"
 )
 
-// Defaults of the runner's liveness checks (see the runner package).
+// How long the manager waits, and lets progress wait.
 const (
-	DefaultHeartbeat  = runner.DefaultHeartbeat
-	DefaultStaleAfter = runner.DefaultStaleAfter
 	// cancelWait bounds how long Cancel waits for a run to stop.
 	cancelWait = 30 * time.Second
 	// defaultProgressDelay is how long after a change a run's progress
@@ -292,7 +278,7 @@ func (m *Manager) track(r *run) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closing {
-		return ErrClosed
+		return sa.ErrClosed
 	}
 	m.runs[r.task.ID] = r
 	m.byParent[r.task.ParentSessionID]++

@@ -12,7 +12,6 @@ import (
 
 	sa "github.com/superagents/superagents"
 
-	"github.com/superagents/superagents/agent"
 	"github.com/superagents/superagents/engine"
 )
 
@@ -118,15 +117,15 @@ func (m *Manager) execute(r *run) {
 	if !r.launched.leased {
 		var err error
 		if release, err = m.Lease(ctx, r.task.ID, HolderTask, r.task.ID); err != nil {
-			m.end(r, agent.Outcome{}, err, ctx)
+			m.end(r, sa.TurnOutcome{}, err, ctx)
 			return
 		}
 	}
-	opts := engine.TurnOptions{OnEvent: func(e agent.Event) { m.observe(r, e) }}
+	opts := engine.TurnOptions{OnEvent: func(e sa.TurnEvent) { m.observe(r, e) }}
 	// A task with a worktree (its own, or its launcher's) works there.
 	ws, gitDirs, err := m.runWorkspace(ctx, r)
 	if err != nil {
-		if !m.end(r, agent.Outcome{}, err, ctx) {
+		if !m.end(r, sa.TurnOutcome{}, err, ctx) {
 			release()
 		}
 		return
@@ -157,7 +156,7 @@ func (m *Manager) takeRunSlot(r *run) bool {
 		select {
 		case m.slots <- struct{}{}:
 		case <-r.ctx.Done():
-			m.end(r, agent.Outcome{}, context.Cause(r.ctx), r.ctx)
+			m.end(r, sa.TurnOutcome{}, context.Cause(r.ctx), r.ctx)
 			return false
 		}
 	}
@@ -170,7 +169,7 @@ func (m *Manager) takeRunSlot(r *run) bool {
 			return nil
 		})
 		if err != nil {
-			m.end(r, agent.Outcome{}, err, r.ctx)
+			m.end(r, sa.TurnOutcome{}, err, r.ctx)
 			<-m.slots
 			return false
 		}
@@ -182,8 +181,8 @@ func (m *Manager) takeRunSlot(r *run) bool {
 // agent that launched tasks of its own finishes with them, waiting for
 // them and woken while they left notifications it has not seen. It
 // returns the last turn's outcome.
-func (m *Manager) settleRun(ctx context.Context, r *run, opts engine.TurnOptions) (agent.Outcome, error) {
-	var outcome agent.Outcome
+func (m *Manager) settleRun(ctx context.Context, r *run, opts engine.TurnOptions) (sa.TurnOutcome, error) {
+	var outcome sa.TurnOutcome
 	err := m.Settle(ctx, r.task.ID, Loop{
 		Turn: func(ctx context.Context, wake bool) error {
 			var err error
@@ -215,7 +214,7 @@ func (m *Manager) settleRun(ctx context.Context, r *run, opts engine.TurnOptions
 }
 
 // runAgent runs one turn of the task's agent in its session.
-func (m *Manager) runAgent(ctx context.Context, r *run, opts engine.TurnOptions, input ...sa.Message) (agent.Outcome, error) {
+func (m *Manager) runAgent(ctx context.Context, r *run, opts engine.TurnOptions, input ...sa.Message) (sa.TurnOutcome, error) {
 	if r.launched.session != nil {
 		return m.engine.RunIn(ctx, *r.launched.session, opts, input...)
 	}
@@ -248,7 +247,7 @@ func (m *Manager) cancelSubtasks(taskID string) {
 
 // end records how a run ended, unless the task was ended already (a
 // cancel, or another process). It reports whether it ended the task.
-func (m *Manager) end(r *run, o agent.Outcome, runErr error, ctx context.Context) bool {
+func (m *Manager) end(r *run, o sa.TurnOutcome, runErr error, ctx context.Context) bool {
 	r.mu.Lock()
 	r.ended = true
 	m.stopProgressSaves(r)
@@ -333,12 +332,12 @@ func finish(ctx context.Context, st sa.Tasks, id string, status sa.TaskStatus, r
 
 // observe turns the agent's events into progress: every event is activity;
 // tool calls are counted and saved.
-func (m *Manager) observe(r *run, e agent.Event) {
+func (m *Manager) observe(r *run, e sa.TurnEvent) {
 	m.charge(r, e)
 	r.mu.Lock()
 	r.activity = time.Now()
 	switch e.Type {
-	case agent.EventToolStart:
+	case sa.TurnEventToolStart:
 		r.tools++
 		p := &r.progress
 		p.ToolCalls++
@@ -351,10 +350,10 @@ func (m *Manager) observe(r *run, e agent.Event) {
 			p.LastTools = slices.Clone(p.LastTools[len(p.LastTools)-5:])
 		}
 		p.Phase, p.LastUpdate = "tool: "+e.Call.Name, time.Now()
-	case agent.EventToolEnd:
+	case sa.TurnEventToolEnd:
 		r.tools--
 		r.progress.Phase, r.progress.LastUpdate = "model", time.Now()
-	case agent.EventStep:
+	case sa.TurnEventStep:
 		r.progress.Phase, r.progress.LastUpdate = "model", time.Now()
 	default:
 		r.mu.Unlock()

@@ -490,7 +490,7 @@ func TestHandleExpiredSessionOnResume(t *testing.T) {
 			h.wait(task.ID)
 			tt.expire(h, parent, task)
 			_, err := h.mgr.Resume(context.Background(), task.ID, "more")
-			if !errors.Is(err, tasks.ErrExpired) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "start a new superagents_task") {
+			if !errors.Is(err, sa.ErrExpired) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "start a new superagents_task") {
 				t.Fatalf("resume = %v: want an expired-task error saying %q and to start a new superagents_task", err, tt.want)
 			}
 			if strings.Contains(err.Error(), "update task") {
