@@ -21,12 +21,6 @@ import (
 	"github.com/superagents/superagents/tools"
 )
 
-// DefaultAgent is the profile of sessions that name none.
-const DefaultAgent = sa.DefaultAgent
-
-// ErrUnknownAgent: a session or request names an agent no profile defines.
-var ErrUnknownAgent = sa.ErrUnknownAgent
-
 // TaskToolsFunc returns the background-task tools offered to a session, or
 // none (at the spawn depth limit, for example).
 type TaskToolsFunc func(ctx context.Context, sessionID string) ([]tools.Tool, error)
@@ -81,13 +75,13 @@ type TurnOptions struct {
 	Writable []string
 }
 
-// Profile returns the agent profile of a name, or ErrUnknownAgent listing
+// Profile returns the agent profile of a name, or sa.ErrUnknownAgent listing
 // the ones there are.
 func (e *Engine) Profile(name string) (agents.Profile, error) {
-	name = cmp.Or(name, DefaultAgent)
+	name = cmp.Or(name, sa.DefaultAgent)
 	p, ok := e.Agents.Get(name)
 	if !ok {
-		return agents.Profile{}, fmt.Errorf("%w %q: available agents are %s", ErrUnknownAgent, name, strings.Join(e.Agents.Names(), ", "))
+		return agents.Profile{}, fmt.Errorf("%w %q: available agents are %s", sa.ErrUnknownAgent, name, strings.Join(e.Agents.Names(), ", "))
 	}
 	return p, nil
 }

@@ -197,7 +197,7 @@ func TestModelPrecedence(t *testing.T) {
 func TestCheck(t *testing.T) {
 	eng, _ := newEngine(t, "", nil)
 	err := eng.Check(sa.Session{Agent: "nobody"})
-	if !errors.Is(err, engine.ErrUnknownAgent) || !strings.Contains(err.Error(), "explore, general") {
+	if !errors.Is(err, sa.ErrUnknownAgent) || !strings.Contains(err.Error(), "explore, general") {
 		t.Fatalf("Check(unknown agent) = %v, want ErrUnknownAgent listing the agents", err)
 	}
 	if err := eng.Check(sa.Session{Model: "anthropic/claude"}); err == nil || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {

@@ -13,7 +13,6 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/internal/golden"
-	"github.com/superagents/superagents/mcpserver"
 	"github.com/superagents/superagents/sqlite"
 )
 
@@ -421,7 +420,7 @@ func TestErrorCodes(t *testing.T) {
 
 	// The store session of an MCP client, as mcpserver makes it: it has
 	// no agent to run.
-	mcpClient, err := h.store.CreateSession(context.Background(), sa.NewSession{Agent: mcpserver.AgentName, Title: "MCP client"})
+	mcpClient, err := h.store.CreateSession(context.Background(), sa.NewSession{Agent: sa.MCPClientAgent, Title: "MCP client"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/superagents/superagents/httpapi"
 	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/llm/llmtest"
+	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
 	"github.com/superagents/superagents/tasktools"
@@ -284,11 +285,11 @@ func (h *harness) cursor() *events.Cursor {
 
 // turnEnded waits until the server's turn in a session has ended, and
 // returns its state.
-func (h *harness) turnEnded(session string) httpapi.TurnState {
+func (h *harness) turnEnded(session string) runtime.TurnState {
 	h.t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		var got struct{ Turn httpapi.TurnState }
+		var got struct{ Turn runtime.TurnState }
 		h.ok(http.StatusOK, "GET", "/v1/sessions/"+session, nil, &got)
 		if got.Turn.Status != "running" {
 			return got.Turn

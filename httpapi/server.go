@@ -32,9 +32,8 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultMaxBodyBytes    = 1 << 20
-	DefaultHeartbeat       = 30 * time.Second
-	DefaultShutdownTimeout = config.DefaultShutdownTimeout
+	DefaultMaxBodyBytes = 1 << 20
+	DefaultHeartbeat    = 30 * time.Second
 )
 
 // Options configure a Server.
@@ -136,7 +135,7 @@ func New(opts Options) (*Server, error) {
 		s.opts.Heartbeat = DefaultHeartbeat
 	}
 	if s.opts.ShutdownTimeout <= 0 {
-		s.opts.ShutdownTimeout = DefaultShutdownTimeout
+		s.opts.ShutdownTimeout = config.DefaultShutdownTimeout
 	}
 	if opts.RateLimit > 0 {
 		s.apiLimit = rate.NewLimiter(rate.Limit(opts.RateLimit), max(opts.RateBurst, 1))

@@ -17,7 +17,7 @@ import (
 // when answered alone, what it cost.
 type sessionView struct {
 	sa.Session
-	Turn TurnState `json:"turn"`
+	Turn runtime.TurnState `json:"turn"`
 	*cost.Costs
 }
 

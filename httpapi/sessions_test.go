@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/httpapi"
 	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/runtime"
 )
@@ -30,7 +29,7 @@ func (h history) texts() []string {
 
 type sessionState struct {
 	sa.Session
-	Turn httpapi.TurnState `json:"turn"`
+	Turn runtime.TurnState `json:"turn"`
 }
 
 func TestSessionEndpoints(t *testing.T) {
@@ -46,7 +45,7 @@ func TestSessionEndpoints(t *testing.T) {
 	t.Run("message with wait", func(t *testing.T) {
 		var got struct {
 			Message  sa.Message        `json:"message"`
-			Turn     httpapi.TurnState `json:"turn"`
+			Turn     runtime.TurnState `json:"turn"`
 			Messages []sa.Message      `json:"messages"`
 		}
 		h.ok(http.StatusOK, "POST", "/v1/sessions/"+id[:6]+"/messages?wait=true", map[string]any{"text": "quick: 2+2"}, &got)
@@ -62,7 +61,7 @@ func TestSessionEndpoints(t *testing.T) {
 		cursor := h.cursor()
 		var got struct {
 			Message sa.Message        `json:"message"`
-			Turn    httpapi.TurnState `json:"turn"`
+			Turn    runtime.TurnState `json:"turn"`
 		}
 		h.ok(http.StatusAccepted, "POST", "/v1/sessions/"+id+"/messages", map[string]any{"text": "quick: 3+3"}, &got)
 		if got.Message.ID == 0 || got.Turn.Status != "running" {
@@ -82,7 +81,7 @@ func TestSessionEndpoints(t *testing.T) {
 	})
 
 	t.Run("failed turn", func(t *testing.T) {
-		var got struct{ Turn httpapi.TurnState }
+		var got struct{ Turn runtime.TurnState }
 		h.ok(http.StatusOK, "POST", "/v1/sessions/"+id+"/messages?wait=true", map[string]any{"text": "fail"}, &got)
 		if got.Turn.Status != "failed" || got.Turn.Error == "" {
 			t.Fatalf("turn = %+v, want failed with the reason", got.Turn)
@@ -164,7 +163,7 @@ func TestAgentIsWokenWhenItsTasksEnd(t *testing.T) {
 	h := newHarness(t)
 	parent := h.session()
 	gate := h.gate("children")
-	var turn struct{ Turn httpapi.TurnState }
+	var turn struct{ Turn runtime.TurnState }
 	h.ok(http.StatusOK, "POST", "/v1/sessions/"+parent.ID+"/messages?wait=true", map[string]any{"text": "launch: 2 gate " + string(gate)}, &turn)
 	if !strings.HasPrefix(turn.Turn.Answer, "launched 2") {
 		t.Fatalf("turn = %+v", turn.Turn)

@@ -9,10 +9,6 @@ import (
 	"github.com/superagents/superagents/tasktools"
 )
 
-// TurnState is what the server knows of a session's latest turn (the
-// runtime's record of background turns keeps it).
-type TurnState = runtime.TurnState
-
 // newTurns is the server's record of the turns it runs in the background:
 // the runtime's, whose waker wakes a session whose agent launched tasks
 // in a turn run here once those tasks have ended, as `run --wait` does.

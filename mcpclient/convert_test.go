@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/superagents/superagents/tools"
 )
 
 func TestConvert(t *testing.T) {
@@ -50,9 +52,9 @@ func TestConvert(t *testing.T) {
 // TestConvertCaps: a huge result keeps its head and tail, as bash output
 // does.
 func TestConvertCaps(t *testing.T) {
-	text := "HEAD" + strings.Repeat("x", 3*MaxOutputChars) + "TAIL"
+	text := "HEAD" + strings.Repeat("x", 3*tools.MaxBashOutputChars) + "TAIL"
 	got := convert(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}).Output
-	if len(got) > MaxOutputChars+200 || !strings.HasPrefix(got, "HEAD") || !strings.HasSuffix(got, "TAIL") || !strings.Contains(got, "characters cut") {
+	if len(got) > tools.MaxBashOutputChars+200 || !strings.HasPrefix(got, "HEAD") || !strings.HasSuffix(got, "TAIL") || !strings.Contains(got, "characters cut") {
 		t.Fatalf("capped output: %d chars, %q...%q", len(got), got[:10], got[len(got)-10:])
 	}
 }

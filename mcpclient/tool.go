@@ -22,9 +22,6 @@ import (
 // convention hosts use, so that profiles can select "mcp__github__*".
 const Prefix = "mcp__"
 
-// MaxOutputChars caps what one call returns, as for bash.
-const MaxOutputChars = tools.MaxBashOutputChars
-
 // ToolName is the name agents see for a server's tool. Characters model
 // APIs refuse become '_'; a name longer than they allow (64) is cut and
 // ends in a hash of the whole, so it stays unique.
@@ -166,7 +163,7 @@ func convert(res *mcp.CallToolResult) tools.Result {
 	if out == "" && res.IsError {
 		out = "the tool reported an error without a message"
 	}
-	return tools.Result{Output: tools.HeadTail(out, MaxOutputChars), IsError: res.IsError}
+	return tools.Result{Output: tools.HeadTail(out, tools.MaxBashOutputChars), IsError: res.IsError} // capped as bash is
 }
 
 func describeContent(c mcp.Content) string {

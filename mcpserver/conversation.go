@@ -142,7 +142,7 @@ func (s *Server) conversationSession(ctx context.Context, c *client, create bool
 		if !create {
 			return nil
 		}
-		ns := sa.NewSession{Agent: AgentName, Origin: sa.OriginMCP, Title: title(c.info) + " · " + c.conv.label()}
+		ns := sa.NewSession{Agent: sa.MCPClientAgent, Origin: sa.OriginMCP, Title: title(c.info) + " · " + c.conv.label()}
 		_, link, err = s.rt.Store().CreateHostSession(ctx, ns, sa.HostLink{Host: host, HostSessionID: id, Position: "0"})
 		if errors.Is(err, sa.ErrConflict) { // another connection made it meanwhile
 			link, err = s.rt.Store().HostLink(ctx, host, id)

@@ -45,8 +45,6 @@ import (
 )
 
 const (
-	// AgentName is the agent recorded on the sessions of MCP clients.
-	AgentName = sa.MCPClientAgent
 	// LoggerName names the logging notifications that report task endings.
 	LoggerName = "superagents"
 	// statelessVersion is the first protocol revision without sessions.
@@ -378,7 +376,7 @@ func (s *Server) parent(ctx context.Context, req *mcp.CallToolRequest, fork *hos
 			return nil, err
 		}
 	} else if create {
-		sess, err := s.store.CreateSession(ctx, sa.NewSession{Agent: AgentName, Origin: sa.OriginMCP, Title: title(c.info)})
+		sess, err := s.store.CreateSession(ctx, sa.NewSession{Agent: sa.MCPClientAgent, Origin: sa.OriginMCP, Title: title(c.info)})
 		if err != nil {
 			return nil, fmt.Errorf("create the session of this MCP client: %w", err)
 		}

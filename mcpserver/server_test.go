@@ -351,7 +351,7 @@ func TestClientsSeeOnlyTheirOwnTasks(t *testing.T) {
 					t.Fatal(err)
 				}
 				sess, err := h.store.Session(context.Background(), task.ParentSessionID)
-				if err != nil || sess.Title != tt.title || sess.Agent != mcpserver.AgentName {
+				if err != nil || sess.Title != tt.title || sess.Agent != sa.MCPClientAgent {
 					t.Errorf("parent session %+v %v, want title %q", sess, err, tt.title)
 				}
 			}

@@ -246,7 +246,7 @@ func TestForkRecordsWhereItCameFrom(t *testing.T) {
 	if err != nil || len(hist) != 3 || hist[2].Kind != sa.KindFork || hist[2].SessionID != child.ID || child.Title != parent.Title {
 		t.Fatalf("child %+v history %+v, %v", child, hist, err)
 	}
-	if _, err := r.Fork(ctx, parent.ID, sa.ForkOptions{Agent: "nobody"}); !errors.Is(err, engine.ErrUnknownAgent) {
+	if _, err := r.Fork(ctx, parent.ID, sa.ForkOptions{Agent: "nobody"}); !errors.Is(err, sa.ErrUnknownAgent) {
 		t.Fatalf("fork with an unknown agent: %v", err)
 	}
 	if list, _ := r.Store().ListSessions(ctx, sa.SessionFilter{ParentID: parent.ID}); len(list) != 1 {

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/tasks"
+	"github.com/superagents/superagents/runner"
 )
 
 // A node takes a job, then claims its task: if it dies in between (a few
@@ -44,7 +44,7 @@ func (q *Queue) watchOrphans(ctx context.Context) {
 // RequeueOrphans queues again the tasks whose job a dead node took
 // without claiming them, and returns how many.
 func (q *Queue) RequeueOrphans(ctx context.Context) (int, error) {
-	rows, err := q.store.Pool().Query(ctx, orphanQuery, tasks.QueueRunner)
+	rows, err := q.store.Pool().Query(ctx, orphanQuery, runner.Queue)
 	if err != nil {
 		return 0, fmt.Errorf("find orphaned jobs: %w", err)
 	}
@@ -82,10 +82,10 @@ func (q *Queue) requeue(ctx context.Context, a RunArgs) (bool, error) {
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // after commit, a no-op
 	var status sa.TaskStatus
-	var runner string
+	var runnerID string
 	var resumes int
 	err = tx.QueryRow(ctx, `SELECT status, runner_id, resume_count FROM tasks WHERE id = $1 FOR UPDATE`, a.TaskID).
-		Scan(&status, &runner, &resumes)
+		Scan(&status, &runnerID, &resumes)
 	if err != nil {
 		return false, fmt.Errorf("requeue task %s: %w", a.TaskID, err)
 	}
@@ -93,7 +93,7 @@ func (q *Queue) requeue(ctx context.Context, a RunArgs) (bool, error) {
 	if a.Resume {
 		want = sa.TaskResumed
 	}
-	if status != want || runner != tasks.QueueRunner || resumes != a.ResumeCount {
+	if status != want || runnerID != runner.Queue || resumes != a.ResumeCount {
 		return false, nil
 	}
 	var waiting bool

@@ -16,9 +16,9 @@ import (
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/postgres"
 	"github.com/superagents/superagents/postgres/pgtest"
+	"github.com/superagents/superagents/runner"
 	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/taskqueue"
-	"github.com/superagents/superagents/tasks"
 	"github.com/superagents/superagents/tasktools"
 )
 
@@ -175,7 +175,7 @@ func TestLaunchWritesRowAndJob(t *testing.T) {
 	ctx := context.Background()
 	parent := a.session(t)
 	task := a.launch(t, parent.ID, "what is 2+2")
-	if task.Status != sa.TaskQueued || task.RunnerID != tasks.QueueRunner {
+	if task.Status != sa.TaskQueued || task.RunnerID != runner.Queue {
 		t.Fatalf("launched task is %s, runner %q; want queued for the queue", task.Status, task.RunnerID)
 	}
 	if states, _ := jobs(t, a.store, task.ID); len(states) != 1 || states[0] != "available" {
@@ -195,7 +195,7 @@ func TestLaunchWritesRowAndJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = q.Launch(ctx, sa.NewTask{Task: sa.Task{ParentSessionID: parent.ID, Description: "refused", Prompt: "x",
-		Agent: "general", Status: sa.TaskQueued, RunnerID: tasks.QueueRunner}, Session: sa.NewSession{Agent: "general"}}, nil)
+		Agent: "general", Status: sa.TaskQueued, RunnerID: runner.Queue}, Session: sa.NewSession{Agent: "general"}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "queue task run") {
 		t.Fatalf("launch with a refused job: %v", err)
 	}
@@ -224,7 +224,7 @@ func TestLaunchWritesRowAndJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resumed.Status != sa.TaskResumed || resumed.RunnerID != tasks.QueueRunner {
+	if resumed.Status != sa.TaskResumed || resumed.RunnerID != runner.Queue {
 		t.Fatalf("resumed task is %s, runner %q", resumed.Status, resumed.RunnerID)
 	}
 	if err := a.rt.WaitTasks(ctx, parent.ID); err != nil {

@@ -11,18 +11,12 @@ import (
 	"github.com/superagents/superagents/runner"
 )
 
-// QueueRunner is the runner of a task that waits in a shared job queue:
-// no process runs it yet, and whichever node takes its job will. A
-// reconcile leaves such a task alone (no dead process holds it), and a
-// node claims it by writing its own runner in its place.
-const QueueRunner = runner.Queue
-
 // Dispatch is how a manager's launched and resumed tasks get run: in
 // this process (the default, for a store one process owns), or by a job
 // queue that any node on a shared database works (see Manager.Work).
 //
 // The task arrives queued (a launch) or resumed (a resume), with
-// QueueRunner as its runner; an implementation may run it here instead,
+// runner.Queue as its runner; an implementation may run it here instead,
 // as its own runner.
 type Dispatch interface {
 	// Launch creates the task (Store.CreateTask) and has it run; what makes
@@ -104,7 +98,7 @@ type Job struct {
 // Work runs a task that a job queue handed to this node, here, and
 // returns when its run has ended (the task ended, with its notification).
 // It first claims the task: a launch still queued, or that very resume,
-// whose runner is still QueueRunner, gets this runner. A task that ended
+// whose runner is still runner.Queue, gets this runner. A task that ended
 // meanwhile (cancelled before it started, ended by a reconcile) or that
 // another node claimed is left alone and Work returns nil: a job delivered
 // twice runs its task once. When ctx ends (the node stops) the run is
@@ -122,7 +116,7 @@ func (m *Manager) Work(ctx context.Context, job Job) error {
 		if job.Resume {
 			want = sa.TaskResumed
 		}
-		if tk.Status != want || tk.RunnerID != QueueRunner || tk.ResumeCount != job.ResumeCount {
+		if tk.Status != want || tk.RunnerID != runner.Queue || tk.ResumeCount != job.ResumeCount {
 			return errTaskEnded
 		}
 		tk.RunnerID = m.runner.ID()

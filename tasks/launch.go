@@ -9,6 +9,7 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/runner"
 
 	"github.com/superagents/superagents/agents"
 	"github.com/superagents/superagents/engine"
@@ -116,7 +117,7 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 			BatchID:         cmp.Or(req.BatchID, sa.NewID()),
 			Timeout:         sa.Seconds(timeout),
 			Budget:          budget,
-			RunnerID:        QueueRunner,
+			RunnerID:        runner.Queue,
 			MayAsk:          userInput(ctx),
 			Launcher:        launcherOf(ctx),
 		},

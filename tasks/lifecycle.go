@@ -8,6 +8,7 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/runner"
 )
 
 // Resume sends a follow-up to a completed task, in its own session (so it
@@ -54,7 +55,7 @@ func (m *Manager) resume(ctx context.Context, ref, prompt, agent string) (sa.Tas
 		tk.Status, tk.ResumeCount, tk.StartedAt = sa.TaskResumed, tk.ResumeCount+1, now
 		// The earlier answer (Result) stays until this run gives another.
 		tk.CompletedAt, tk.ResultRetrievedAt, tk.Error = nil, nil, ""
-		tk.RunnerID = QueueRunner
+		tk.RunnerID = runner.Queue
 		return nil
 	}, prompt)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/internal/proctest"
 	"github.com/superagents/superagents/llm/llmtest"
+	"github.com/superagents/superagents/runner"
 	"github.com/superagents/superagents/tasks"
 	"github.com/superagents/superagents/tasktools"
 )
@@ -656,7 +657,7 @@ func TestRestartReconcilesRunningTasks(t *testing.T) {
 	// process holds them yet.
 	for _, st := range []sa.TaskStatus{sa.TaskQueued, sa.TaskResumed} {
 		waiting, err := h.store.CreateTask(context.Background(), sa.NewTask{
-			Task:    sa.Task{ParentSessionID: parent.ID, Description: "waiting", Prompt: "p", Agent: "general", Status: sa.TaskQueued, RunnerID: tasks.QueueRunner},
+			Task:    sa.Task{ParentSessionID: parent.ID, Description: "waiting", Prompt: "p", Agent: "general", Status: sa.TaskQueued, RunnerID: runner.Queue},
 			Session: sa.NewSession{Messages: []sa.Message{user("p")}},
 		})
 		if err != nil {
@@ -675,7 +676,7 @@ func TestRestartReconcilesRunningTasks(t *testing.T) {
 			}
 			if err == nil {
 				_, err = h.store.UpdateTask(context.Background(), waiting.ID, func(tk *sa.Task) error {
-					tk.Status, tk.RunnerID, tk.ResumeCount = sa.TaskResumed, tasks.QueueRunner, 1
+					tk.Status, tk.RunnerID, tk.ResumeCount = sa.TaskResumed, runner.Queue, 1
 					return nil
 				})
 			}
@@ -933,7 +934,7 @@ func TestWorkAfterAPauseRegistersFirst(t *testing.T) {
 	h := newHarness(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "done"} })
 	parent := h.parent(user("parent: hi"))
 	queued, err := h.store.CreateTask(ctx, sa.NewTask{
-		Task:    sa.Task{ParentSessionID: parent.ID, Description: "queued", Prompt: "p", Agent: "general", Status: sa.TaskQueued, RunnerID: tasks.QueueRunner},
+		Task:    sa.Task{ParentSessionID: parent.ID, Description: "queued", Prompt: "p", Agent: "general", Status: sa.TaskQueued, RunnerID: runner.Queue},
 		Session: sa.NewSession{Agent: "general", Messages: []sa.Message{user("p")}},
 	})
 	if err != nil {
