@@ -174,7 +174,7 @@ func TestNothingOutlivesTheCall(t *testing.T) {
 	}
 	d := newDirs(t)
 	arg := proctest.SleepArg(t)
-	out, ok := run(t, sandbox.Policy{Workspace: d.workspace}, d.workspace, "setsid -f sleep "+arg+"; echo detached")
+	out, ok := run(t, sandbox.Policy{Workspace: d.workspace}, d.workspace, "setsid -f sleep "+arg+" >/dev/null 2>&1 </dev/null; echo detached")
 	if !ok || !strings.Contains(out, "detached") {
 		t.Fatalf("ok=%v output %q", ok, out)
 	}
