@@ -15,8 +15,14 @@ type HostLink struct {
 	SessionID     string `json:"session_id"`
 	// Position is the transcript reader's own record of how far the
 	// import got; the store keeps it as it is.
-	Position  string    `json:"position,omitempty"`
-	UpdatedAt time.Time `json:"updated_at,omitzero"`
+	Position string `json:"position,omitempty"`
+	// NoticesDelivered, on the link of a host conversation's MCP session
+	// (whose tasks hang from it), is the newest message of that session
+	// whose task notices the host conversation was given: a later
+	// connection of the conversation is not given them again. It only
+	// grows (MoveNotices).
+	NoticesDelivered int64     `json:"notices_delivered,omitempty"`
+	UpdatedAt        time.Time `json:"updated_at,omitzero"`
 }
 
 // HostLinker is implemented by stores that keep host links. Every write
@@ -24,12 +30,7 @@ type HostLink struct {
 // a crash leaves both or neither, so no host message is imported twice or
 // skipped.
 type HostLinker interface {
-	// HostLink returns the link of a host session to a live session
-	// (ErrNotFound when there is none).
-	HostLink(ctx context.Context, host, hostSessionID string) (HostLink, error)
-	// SessionHostLinks returns the links of the given sessions, by session
-	// id; sessions without one are absent.
-	SessionHostLinks(ctx context.Context, sessionIDs []string) (map[string]HostLink, error)
+	HostLinkReader
 	// CreateHostSession creates a root session with its first messages and
 	// its link. It refuses (ErrConflict) a host session linked to a live
 	// session already; a link to a deleted session is replaced.
@@ -39,4 +40,19 @@ type HostLinker interface {
 	// when the stored position is no longer from: another import got there
 	// first, and appending would repeat its messages.
 	AppendHost(ctx context.Context, link HostLink, from string, msgs ...Message) ([]Message, HostLink, error)
+	// MoveNotices moves the NoticesDelivered of the link of a host session
+	// to a live session up to upTo, never back (a smaller upTo leaves it
+	// as it is), and returns the link as stored (ErrNotFound when there is
+	// none).
+	MoveNotices(ctx context.Context, host, hostSessionID string, upTo int64) (HostLink, error)
+}
+
+// HostLinkReader is the reads of HostLinker.
+type HostLinkReader interface {
+	// HostLink returns the link of a host session to a live session
+	// (ErrNotFound when there is none).
+	HostLink(ctx context.Context, host, hostSessionID string) (HostLink, error)
+	// SessionHostLinks returns the links of the given sessions, by session
+	// id; sessions without one are absent.
+	SessionHostLinks(ctx context.Context, sessionIDs []string) (map[string]HostLink, error)
 }

@@ -14,6 +14,8 @@ import (
 //
 // Deleted sessions are invisible through this interface (ErrNotFound), but
 // the messages their descendants inherit stay readable through History.
+//
+// StoreReader is its reads alone: what a way in is handed.
 type Store interface {
 	Sessions
 	Tasks
@@ -25,10 +27,44 @@ type Store interface {
 	io.Closer
 }
 
+// StoreReader is the reads of a Store, without a method that writes: the
+// view of the store the runtime hands the ways in (their writes are the
+// runtime's operations).
+type StoreReader interface {
+	SessionReader
+	TaskReader
+	ChangeLog
+	HostLinkReader
+	// InputRequests: see Inputs.
+	InputRequests(ctx context.Context, taskID string) ([]InputRequest, error)
+	// Runners: see Runners.
+	Runners(ctx context.Context) ([]Runner, error)
+	// Lease: see Leases.
+	Lease(ctx context.Context, sessionID string) (TurnLease, error)
+}
+
 // Sessions are the conversations and their messages, stored as deltas.
 type Sessions interface {
+	SessionReader
 	// CreateSession creates a root session with its first messages.
 	CreateSession(ctx context.Context, s NewSession) (Session, error)
+	// Fork creates a child of parentID that inherits the parent's effective
+	// history up to the parent's current last message. It writes one row,
+	// whatever the length of the history.
+	Fork(ctx context.Context, parentID string, opts ForkOptions) (Session, error)
+	// Append stores messages at the end of a session and returns them with
+	// their ids and timestamps set.
+	Append(ctx context.Context, sessionID string, msgs ...Message) ([]Message, error)
+	// DeleteSession deletes a session. If sessions were forked from it, it
+	// is hidden and its rows are kept until no descendant needs them: no
+	// other session's history ever changes. Its tasks leave every listing,
+	// and those still active are ended as cancelled (ParentDeletedError),
+	// in the same transaction.
+	DeleteSession(ctx context.Context, id string) error
+}
+
+// SessionReader is the reads of Sessions.
+type SessionReader interface {
 	// Session returns one session by its full id.
 	Session(ctx context.Context, id string) (Session, error)
 	// ResolveSession finds the session whose id is ref or starts with the
@@ -37,13 +73,6 @@ type Sessions interface {
 	ResolveSession(ctx context.Context, ref string) (Session, error)
 	// ListSessions lists sessions, newest first.
 	ListSessions(ctx context.Context, f SessionFilter) ([]SessionSummary, error)
-	// Fork creates a child of parentID that inherits the parent's effective
-	// history up to the parent's current last message. It writes one row,
-	// whatever the length of the history.
-	Fork(ctx context.Context, parentID string, opts ForkOptions) (Session, error)
-	// Append stores messages at the end of a session and returns them with
-	// their ids and timestamps set.
-	Append(ctx context.Context, sessionID string, msgs ...Message) ([]Message, error)
 	// History returns the effective history of a session, as built by
 	// BuildHistory from a consistent snapshot.
 	History(ctx context.Context, sessionID string) ([]Message, error)
@@ -62,34 +91,13 @@ type Sessions interface {
 	// false when none does. It reads from the end, so its cost does not
 	// grow with the history.
 	LatestMessage(ctx context.Context, sessionID string, match MessageMatch) (Message, bool, error)
-	// DeleteSession deletes a session. If sessions were forked from it, it
-	// is hidden and its rows are kept until no descendant needs them: no
-	// other session's history ever changes. Its tasks leave every listing,
-	// and those still active are ended as cancelled (ParentDeletedError),
-	// in the same transaction.
-	DeleteSession(ctx context.Context, id string) error
 }
 
 // Tasks are the background tasks' records.
 type Tasks interface {
+	TaskReader
 	// CreateTask creates a task and its child session in one transaction.
 	CreateTask(ctx context.Context, t NewTask) (Task, error)
-	// Task returns one task by its full id.
-	Task(ctx context.Context, id string) (Task, error)
-	// ResolveTask finds a task by full id or unique prefix, as
-	// ResolveSession does; cleared tasks are found too.
-	ResolveTask(ctx context.Context, ref string) (Task, error)
-	// ListTasks lists tasks, newest first.
-	ListTasks(ctx context.Context, f TaskFilter) ([]Task, error)
-	// CountTasks counts the tasks ListTasks would list without Offset and
-	// Limit.
-	CountTasks(ctx context.Context, f TaskFilter) (int, error)
-	// TaskStats sums up the tasks ListTasks would list without Offset and
-	// Limit.
-	TaskStats(ctx context.Context, f TaskFilter) (TaskStats, error)
-	// ResolveBatch finds the batch whose id is ref or starts with the
-	// prefix ref, as ResolveSession does, and returns its full id.
-	ResolveBatch(ctx context.Context, ref string) (string, error)
 	// UpdateTask reads a task, applies change to it and writes it back, in
 	// one transaction. It refuses (ErrConflict) a status change that
 	// Task.CanBecome forbids, and an error from change aborts it.
@@ -108,6 +116,26 @@ type Tasks interface {
 	// returns the ended task and the stored notification (zero when none
 	// was stored).
 	FinishTask(ctx context.Context, id string, change func(*Task) error, note func(ended Task, batch BatchState) Message) (Task, Message, error)
+}
+
+// TaskReader is the reads of Tasks.
+type TaskReader interface {
+	// Task returns one task by its full id.
+	Task(ctx context.Context, id string) (Task, error)
+	// ResolveTask finds a task by full id or unique prefix, as
+	// ResolveSession does; cleared tasks are found too.
+	ResolveTask(ctx context.Context, ref string) (Task, error)
+	// ListTasks lists tasks, newest first.
+	ListTasks(ctx context.Context, f TaskFilter) ([]Task, error)
+	// CountTasks counts the tasks ListTasks would list without Offset and
+	// Limit.
+	CountTasks(ctx context.Context, f TaskFilter) (int, error)
+	// TaskStats sums up the tasks ListTasks would list without Offset and
+	// Limit.
+	TaskStats(ctx context.Context, f TaskFilter) (TaskStats, error)
+	// ResolveBatch finds the batch whose id is ref or starts with the
+	// prefix ref, as ResolveSession does, and returns its full id.
+	ResolveBatch(ctx context.Context, ref string) (string, error)
 }
 
 // ChangeLog is the log of every write, in commit order.

@@ -67,8 +67,7 @@ func (a *app) importFromHost(ctx context.Context, h hostImport, args []string, a
 		return err
 	}
 	a.noticeOnce(cfg.Notice())
-	rt := runtime.Importer(st)
-	out, err := rt.ImportHost(ctx, t, sa.NewSession{Agent: agent, Title: title})
+	out, err := runtime.NewImports(st).ImportHost(ctx, t, sa.NewSession{Agent: agent, Title: title})
 	switch {
 	case errors.Is(err, runtime.ErrNothingToImport):
 		return usageError{err}

@@ -148,7 +148,7 @@ type turnPrinter struct {
 	// are printed too, in the order of the session, so that each comes
 	// before the answer that reacts to it.
 	notices bool
-	store   sa.Sessions
+	store   sa.SessionReader
 	session string
 
 	mu       sync.Mutex
@@ -268,7 +268,7 @@ func (p *turnPrinter) finish(sess sa.Session, o sa.TurnOutcome, runErr error) er
 }
 
 // lastMessageID returns the id of a session's newest message (0 if none).
-func lastMessageID(ctx context.Context, st sa.Sessions, sessionID string) (int64, error) {
+func lastMessageID(ctx context.Context, st sa.SessionReader, sessionID string) (int64, error) {
 	hist, err := st.History(ctx, sessionID)
 	if err != nil || len(hist) == 0 {
 		return 0, err

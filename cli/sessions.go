@@ -105,7 +105,7 @@ its number.
 			if title == "" {
 				title = titleFrom(msgs)
 			}
-			sess, err := st.CreateSession(cmd.Context(), sa.NewSession{Agent: agent, Title: title, Origin: sa.OriginImport, Messages: msgs})
+			sess, err := runtime.NewImports(st).ImportSession(cmd.Context(), sa.NewSession{Agent: agent, Title: title, Origin: sa.OriginImport, Messages: msgs})
 			if err != nil {
 				return err
 			}

@@ -96,8 +96,8 @@ func Message(m sa.Message) Figure {
 
 // Reader is the part of a store that costs are read from.
 type Reader interface {
-	sa.Sessions
-	sa.Tasks
+	sa.SessionReader
+	sa.TaskReader
 }
 
 // UsageReader is what a store offers to sum a session's usage: the

@@ -78,8 +78,8 @@ type Server struct {
 	rt   *runtime.Runtime
 	// store is read only: what the API writes goes through the runtime.
 	store interface {
-		sa.Sessions
-		sa.Tasks
+		sa.SessionReader
+		sa.TaskReader
 		sa.ChangeLog
 	}
 	log     *slog.Logger

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,11 +23,6 @@ import (
 // delivered there. Each conversation's tasks hang from one store session,
 // found again through a host link; a client whose conversation is not
 // known keeps a session of its own, for the connection.
-
-// linkHost names, in host links, the session that records a host
-// conversation's MCP calls, apart from the session its fork imports the
-// conversation into (linked under the host's own name).
-func linkHost(h transcripts.Host) string { return "mcp:" + string(h) }
 
 // conversation is the host conversation of a client (or, for a client
 // over HTTP whose conversation is not known, the API token it presents:
@@ -136,31 +130,22 @@ func hostWroteSince(ctx context.Context, host transcripts.Host, dir string, env 
 // conversation, or, with create, makes it. It sets the client's session,
 // link and notice position; c.mu is held.
 func (s *Server) conversationSession(ctx context.Context, c *client, create bool) error {
-	host, id := linkHost(c.conv.host), c.conv.id
-	link, err := s.rt.Store().HostLink(ctx, host, id)
-	if errors.Is(err, sa.ErrNotFound) {
-		if !create {
-			return nil
-		}
-		ns := sa.NewSession{Agent: sa.MCPClientAgent, Origin: sa.OriginMCP, Title: title(c.info) + " · " + c.conv.label()}
-		_, link, err = s.rt.Store().CreateHostSession(ctx, ns, sa.HostLink{Host: host, HostSessionID: id, Position: "0"})
-		if errors.Is(err, sa.ErrConflict) { // another connection made it meanwhile
-			link, err = s.rt.Store().HostLink(ctx, host, id)
-		}
+	host, id := string(c.conv.host), c.conv.id
+	var (
+		link sa.HostLink
+		err  error
+	)
+	if create {
+		link, err = s.rt.OpenConversation(ctx, host, id, title(c.info)+" · "+c.conv.label())
+	} else if link, err = s.rt.Conversation(ctx, host, id); errors.Is(err, sa.ErrNotFound) {
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("the session of %s conversation %s: %w", c.conv.host.Label(), id, err)
 	}
 	c.sessionID, c.link = link.SessionID, &link
-	c.checked = position(link)
+	c.checked = link.NoticesDelivered
 	return nil
-}
-
-// position is the newest message of a conversation's session whose
-// notices were delivered.
-func position(l sa.HostLink) int64 {
-	n, _ := strconv.ParseInt(l.Position, 10, 64)
-	return n
 }
 
 // catchUp moves the client's notice position to its conversation's, which
@@ -177,7 +162,7 @@ func (s *Server) catchUp(ctx context.Context, c *client) {
 	}
 	if cur.SessionID == c.link.SessionID {
 		c.link = &cur
-		c.checked = max(c.checked, position(cur))
+		c.checked = max(c.checked, cur.NoticesDelivered)
 	}
 }
 
@@ -186,30 +171,13 @@ func (s *Server) catchUp(ctx context.Context, c *client) {
 // failure costs a notice repeated, not lost: it is only logged.
 // c.noticeMu is held.
 func (s *Server) delivered(ctx context.Context, c *client, upTo int64) {
-	if c.link == nil {
+	if c.link == nil || c.link.NoticesDelivered >= upTo {
 		return
 	}
-	for range 3 {
-		if position(*c.link) >= upTo {
-			return
-		}
-		next := *c.link
-		next.Position = strconv.FormatInt(upTo, 10)
-		_, moved, err := s.rt.Store().AppendHost(ctx, next, c.link.Position)
-		if err == nil {
-			c.link = &moved
-			return
-		}
-		if !errors.Is(err, sa.ErrConflict) {
-			s.log.Debug("notice position not stored", "session", c.link.SessionID, "error", err)
-			return
-		}
-		// Another connection of the conversation delivered some meanwhile.
-		cur, err := s.rt.Store().HostLink(ctx, c.link.Host, c.link.HostSessionID)
-		if err != nil {
-			s.log.Debug("notice position not read", "session", c.link.SessionID, "error", err)
-			return
-		}
-		c.link = &cur
+	moved, err := s.rt.DeliverNotices(ctx, *c.link, upTo)
+	if err != nil {
+		s.log.Debug("notice position not stored", "session", c.link.SessionID, "error", err)
+		return
 	}
+	c.link = &moved
 }

@@ -99,8 +99,8 @@ type Server struct {
 	tools  *tasktools.Tools
 	// store is read only: what the server writes goes through the runtime.
 	store interface {
-		sa.Sessions
-		sa.Tasks
+		sa.SessionReader
+		sa.TaskReader
 	}
 	log *slog.Logger
 	mcp *mcp.Server
@@ -139,7 +139,7 @@ type client struct {
 	// noticeMu serialises the delivery of notices on tool results;
 	// checked is the newest message of the session they were looked for
 	// in; link is the conversation's host link (nil without one), whose
-	// position records what its connections were given.
+	// NoticesDelivered records what its connections were given.
 	noticeMu sync.Mutex
 	checked  int64
 	link     *sa.HostLink
@@ -376,7 +376,7 @@ func (s *Server) parent(ctx context.Context, req *mcp.CallToolRequest, fork *hos
 			return nil, err
 		}
 	} else if create {
-		sess, err := s.store.CreateSession(ctx, sa.NewSession{Agent: sa.MCPClientAgent, Origin: sa.OriginMCP, Title: title(c.info)})
+		sess, err := s.rt.CreateClientSession(ctx, title(c.info))
 		if err != nil {
 			return nil, fmt.Errorf("create the session of this MCP client: %w", err)
 		}

@@ -39,7 +39,7 @@ import (
 const taskPollInterval = 2 * time.Second
 
 // httpHolder names the owner of the tasks of 2026-07-28 clients over HTTP
-// whose conversation is not known: in host links, linkHost(httpHolder)
+// whose conversation is not known: the conversation of host httpHolder
 // and a digest of the token they present.
 const httpHolder transcripts.Host = "http"
 

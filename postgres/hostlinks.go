@@ -81,10 +81,11 @@ func (tx *writeTx) LiveHostLink(ctx context.Context, host, hostSessionID string,
 
 // PutHostLink writes a link, replacing one to a deleted session.
 func (tx *writeTx) PutHostLink(ctx context.Context, link sa.HostLink) error {
-	_, err := tx.Exec(ctx, `INSERT INTO host_links (host, host_session_id, session_id, position, updated_at)
-		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host, host_session_id) DO UPDATE SET
-			session_id = excluded.session_id, position = excluded.position, updated_at = excluded.updated_at`,
-		bin(link.Host), bin(link.HostSessionID), link.SessionID, bin(link.Position), nanos(link.UpdatedAt))
+	_, err := tx.Exec(ctx, `INSERT INTO host_links (host, host_session_id, session_id, position, notices_delivered, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (host, host_session_id) DO UPDATE SET
+			session_id = excluded.session_id, position = excluded.position,
+			notices_delivered = excluded.notices_delivered, updated_at = excluded.updated_at`,
+		bin(link.Host), bin(link.HostSessionID), link.SessionID, bin(link.Position), link.NoticesDelivered, nanos(link.UpdatedAt))
 	return err
 }
 
@@ -92,5 +93,12 @@ func (tx *writeTx) PutHostLink(ctx context.Context, link sa.HostLink) error {
 func (tx *writeTx) MoveHostLink(ctx context.Context, link sa.HostLink) error {
 	_, err := tx.Exec(ctx, `UPDATE host_links SET position = $1, updated_at = $2 WHERE host = $3 AND host_session_id = $4`,
 		bin(link.Position), nanos(link.UpdatedAt), bin(link.Host), bin(link.HostSessionID))
+	return err
+}
+
+// SetNotices writes a link's notices delivered.
+func (tx *writeTx) SetNotices(ctx context.Context, link sa.HostLink) error {
+	_, err := tx.Exec(ctx, `UPDATE host_links SET notices_delivered = $1, updated_at = $2 WHERE host = $3 AND host_session_id = $4`,
+		link.NoticesDelivered, nanos(link.UpdatedAt), bin(link.Host), bin(link.HostSessionID))
 	return err
 }

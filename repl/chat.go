@@ -254,8 +254,8 @@ func (c *Chat) open(ctx context.Context, opts Options) error {
 // chatStore is the part of the store the chat reads: sessions, tasks and
 // the change log; what it writes goes through the runtime.
 type chatStore interface {
-	sa.Sessions
-	sa.Tasks
+	sa.SessionReader
+	sa.TaskReader
 	sa.ChangeLog
 }
 

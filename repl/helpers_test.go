@@ -75,7 +75,7 @@ func testRig(t testing.TB, dataDir string, env map[string]string) *rig {
 			t.Error(err)
 		}
 	})
-	return &rig{Store: rt.Store(), rt: rt, ws: ws}
+	return &rig{Store: st, rt: rt, ws: ws}
 }
 
 // options are the options of a chat on the rig.

@@ -28,8 +28,8 @@ type node struct {
 // treeOf loads the tree that holds the session id.
 // treeStore is the part of the store a tree of agents is read from.
 type treeStore interface {
-	sa.Sessions
-	sa.Tasks
+	sa.SessionReader
+	sa.TaskReader
 }
 
 func treeOf(ctx context.Context, st treeStore, id string) (*node, error) {

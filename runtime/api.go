@@ -13,9 +13,10 @@ import (
 )
 
 // Store is the store the runtime works on, for the reads a way in makes
-// through the domain's interface (sessions, history, tasks, host links).
-// Writes go through the runtime's methods.
-func (rt *Runtime) Store() sa.Store { return rt.store }
+// through the domain's interface (sessions, history, tasks, host links):
+// a view with no method that writes. Writes go through the runtime's
+// methods.
+func (rt *Runtime) Store() sa.StoreReader { return rt.store }
 
 // Config is the configuration the runtime was opened with (model prices,
 // task limits as configured, the MCP server's settings).

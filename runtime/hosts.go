@@ -26,15 +26,50 @@ type HostImport struct {
 // ErrNothingToImport: the host conversation holds no complete message yet.
 var ErrNothingToImport = errors.New("nothing to import")
 
+// Imports are the writes of sessions imported from outside (a host's
+// conversation, or messages read from a file), on a store alone: a
+// command that only imports opens no engine, bus or task manager. A
+// Runtime imports host conversations the same way (ImportHost).
+type Imports struct {
+	store sa.Store
+}
+
+// NewImports are the imports into a store.
+func NewImports(st sa.Store) *Imports { return &Imports{store: st} }
+
+// ImportSession creates a root session from messages read from outside
+// (ns.Messages, at least one), its origin an import unless ns says
+// otherwise. The agent is recorded as it is named: the session may be
+// imported where its profile is not.
+func (im *Imports) ImportSession(ctx context.Context, ns sa.NewSession) (sa.Session, error) {
+	if len(ns.Messages) == 0 {
+		return sa.Session{}, fmt.Errorf("%w: nothing to import", sa.ErrInvalid)
+	}
+	if ns.Origin == "" {
+		ns.Origin = sa.OriginImport
+	}
+	return im.store.CreateSession(ctx, ns)
+}
+
+// ImportHost imports a host's conversation (see Imports.ImportHost).
+func (rt *Runtime) ImportHost(ctx context.Context, t transcripts.Transcript, ns sa.NewSession) (HostImport, error) {
+	return NewImports(rt.store).ImportHost(ctx, t, ns)
+}
+
+// ImportHostRead imports a host's conversation read already (see
+// Imports.ImportHostRead).
+func (rt *Runtime) ImportHostRead(ctx context.Context, t transcripts.Transcript, read *transcripts.Result, ns sa.NewSession) (HostImport, error) {
+	return NewImports(rt.store).ImportHostRead(ctx, t, read, ns)
+}
+
 // ImportHost imports a host's conversation into the session linked to it:
 // a new session (made from ns) the first time, afterwards only what the
 // host wrote since, appended to the same session, so that forks made
 // earlier stay one row each and repeated imports cost what is new. The
 // host's newest messages that it may still extend (a reply whose tools are
 // running) are left for the next import. The host's files are only read.
-// It uses the runtime's Store only.
-func (rt *Runtime) ImportHost(ctx context.Context, t transcripts.Transcript, ns sa.NewSession) (HostImport, error) {
-	return rt.ImportHostRead(ctx, t, nil, ns)
+func (im *Imports) ImportHost(ctx context.Context, t transcripts.Transcript, ns sa.NewSession) (HostImport, error) {
+	return im.ImportHostRead(ctx, t, nil, ns)
 }
 
 // ImportHostRead is ImportHost for a caller that has read the transcript
@@ -42,13 +77,13 @@ func (rt *Runtime) ImportHost(ctx context.Context, t transcripts.Transcript, ns 
 // where the import stands (the start, for a first import), it is imported
 // as it is instead of being read again. Otherwise, or when read is nil, the
 // transcript is read.
-func (rt *Runtime) ImportHostRead(ctx context.Context, t transcripts.Transcript, read *transcripts.Result, ns sa.NewSession) (HostImport, error) {
+func (im *Imports) ImportHostRead(ctx context.Context, t transcripts.Transcript, read *transcripts.Result, ns sa.NewSession) (HostImport, error) {
 	// Imports of one conversation at once (a host forking twice in one
 	// reply, or two processes) race for its link: the store lets one
 	// through and refuses the others (ErrConflict), which then import
 	// afresh from where the first got.
 	for attempt := 1; ; attempt++ {
-		out, err := rt.importHost(ctx, t, read, ns)
+		out, err := im.importHost(ctx, t, read, ns)
 		if !errors.Is(err, sa.ErrConflict) || attempt == maxImportAttempts {
 			return out, err
 		}
@@ -60,9 +95,9 @@ func (rt *Runtime) ImportHostRead(ctx context.Context, t transcripts.Transcript,
 // again.
 const maxImportAttempts = 3
 
-func (rt *Runtime) importHost(ctx context.Context, t transcripts.Transcript, read *transcripts.Result, ns sa.NewSession) (HostImport, error) {
+func (im *Imports) importHost(ctx context.Context, t transcripts.Transcript, read *transcripts.Result, ns sa.NewSession) (HostImport, error) {
 	out := HostImport{Path: t.Path}
-	link, err := rt.store.HostLink(ctx, string(t.Host), t.SessionID)
+	link, err := im.store.HostLink(ctx, string(t.Host), t.SessionID)
 	switch {
 	case errors.Is(err, sa.ErrNotFound):
 		res, err := readFrom(ctx, t, transcripts.Position{}, read)
@@ -89,7 +124,7 @@ func (rt *Runtime) importHost(ctx context.Context, t transcripts.Transcript, rea
 		// session runs on the configured model; each message keeps the
 		// host's name for the record.
 		ns.Messages = res.Messages
-		sess, created, err := rt.store.CreateHostSession(ctx, ns,
+		sess, created, err := im.store.CreateHostSession(ctx, ns,
 			sa.HostLink{Host: string(t.Host), HostSessionID: t.SessionID, Position: string(pos)})
 		if err != nil {
 			return out, err
@@ -119,11 +154,11 @@ func (rt *Runtime) importHost(ctx context.Context, t transcripts.Transcript, rea
 		}
 		next := link
 		next.Position = string(pos)
-		if _, link, err = rt.store.AppendHost(ctx, next, link.Position, res.Messages...); err != nil {
+		if _, link, err = im.store.AppendHost(ctx, next, link.Position, res.Messages...); err != nil {
 			return out, err
 		}
 	}
-	sess, err := rt.store.Session(ctx, link.SessionID)
+	sess, err := im.store.Session(ctx, link.SessionID)
 	if err != nil {
 		return out, err
 	}
@@ -140,8 +175,3 @@ func readFrom(ctx context.Context, t transcripts.Transcript, from transcripts.Po
 	}
 	return transcripts.Read(ctx, t, from)
 }
-
-// Importer is a runtime of a store alone, for the imports of host
-// conversations (ImportHost), which need nothing else: a command that
-// only imports opens no engine, bus or task manager.
-func Importer(st sa.Store) *Runtime { return &Runtime{store: st} }

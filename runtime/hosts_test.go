@@ -34,7 +34,7 @@ func TestImportHostRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rt := runtime.Importer(st)
+	rt := runtime.NewImports(st)
 
 	whole, err := transcripts.Read(ctx, tr, transcripts.Position{})
 	if err != nil || len(whole.Messages) == 0 {

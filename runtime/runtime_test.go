@@ -41,6 +41,7 @@ reply = "released"
 // a test.
 type rig struct {
 	*runtime.Runtime
+	st sa.Store // the store the runtime was opened on, for tests that write around it
 	ws string
 }
 
@@ -79,7 +80,7 @@ func open(t *testing.T, dir, ws string) *rig {
 		}
 		st.Close()
 	})
-	return &rig{Runtime: rt, ws: ws}
+	return &rig{Runtime: rt, st: st, ws: ws}
 }
 
 func (r *rig) newSession(t *testing.T) sa.Session {
@@ -214,10 +215,10 @@ func TestLeaseOfDeadRunnerIsReclaimed(t *testing.T) {
 	}
 	host, _ := os.Hostname()
 	ghost := sa.Runner{ID: "runner-ghost", Host: host, PID: dead.Process.Pid}
-	if err := r.Store().RegisterRunner(ctx, ghost); err != nil {
+	if err := r.st.RegisterRunner(ctx, ghost); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Store().AcquireTurn(ctx, sa.TurnLease{SessionID: sess.ID, RunnerID: ghost.ID, Holder: runtime.HolderChat}); err != nil {
+	if _, err := r.st.AcquireTurn(ctx, sa.TurnLease{SessionID: sess.ID, RunnerID: ghost.ID, Holder: runtime.HolderChat}); err != nil {
 		t.Fatal(err)
 	}
 	out, err := r.Send(ctx, sess.ID, runtime.HolderRun, runtime.TurnOptions{}, engine.UserMessage("What is 2+2?"))
@@ -354,5 +355,44 @@ func TestWakerWakesOncePerBatch(t *testing.T) {
 	}
 	if due, err := r.WakeDue(ctx, parent.ID); err != nil || due {
 		t.Fatalf("WakeDue after the answer = %v, %v", due, err)
+	}
+}
+
+// TestConversation: a host conversation keeps one session, found again
+// by any later connection, apart from an import of the same conversation,
+// and the notices it was given only move forward.
+func TestConversation(t *testing.T) {
+	r := open(t, t.TempDir(), t.TempDir())
+	ctx := context.Background()
+	if _, err := r.Conversation(ctx, "codex", "conv-1"); !errors.Is(err, sa.ErrNotFound) {
+		t.Fatalf("Conversation before any: %v, want ErrNotFound", err)
+	}
+	link, err := r.OpenConversation(ctx, "codex", "conv-1", "a conversation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := r.OpenConversation(ctx, "codex", "conv-1", "another title")
+	if err != nil || again.SessionID != link.SessionID {
+		t.Fatalf("opened again: %+v, %v; want session %s", again, err, link.SessionID)
+	}
+	sess, err := r.Store().Session(ctx, link.SessionID)
+	if err != nil || sess.Agent != sa.MCPClientAgent || sess.Origin != sa.OriginMCP || sess.Title != "a conversation" {
+		t.Fatalf("the conversation's session = %+v, %v", sess, err)
+	}
+	if _, err := r.Store().HostLink(ctx, "codex", "conv-1"); !errors.Is(err, sa.ErrNotFound) {
+		t.Fatalf("the conversation's link is an import's: %v", err)
+	}
+	for _, step := range []struct{ upTo, want int64 }{{4, 4}, {2, 4}, {7, 7}} {
+		moved, err := r.DeliverNotices(ctx, link, step.upTo)
+		if err != nil || moved.NoticesDelivered != step.want {
+			t.Fatalf("DeliverNotices(%d) = %+v, %v; want %d", step.upTo, moved, err, step.want)
+		}
+	}
+	if cur, err := r.Conversation(ctx, "codex", "conv-1"); err != nil || cur.NoticesDelivered != 7 {
+		t.Fatalf("Conversation = %+v, %v; want 7 delivered", cur, err)
+	}
+	client, err := r.CreateClientSession(ctx, "a client")
+	if err != nil || client.Agent != sa.MCPClientAgent || client.Origin != sa.OriginMCP {
+		t.Fatalf("CreateClientSession = %+v, %v", client, err)
 	}
 }

@@ -76,10 +76,11 @@ func (tx *writeTx) LiveHostLink(ctx context.Context, host, hostSessionID string,
 
 // PutHostLink writes a link, replacing one to a deleted session.
 func (tx *writeTx) PutHostLink(ctx context.Context, link sa.HostLink) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO host_links (host, host_session_id, session_id, position, updated_at)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT (host, host_session_id) DO UPDATE SET
-			session_id = excluded.session_id, position = excluded.position, updated_at = excluded.updated_at`,
-		link.Host, link.HostSessionID, link.SessionID, link.Position, nanos(link.UpdatedAt))
+	_, err := tx.ExecContext(ctx, `INSERT INTO host_links (host, host_session_id, session_id, position, notices_delivered, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (host, host_session_id) DO UPDATE SET
+			session_id = excluded.session_id, position = excluded.position,
+			notices_delivered = excluded.notices_delivered, updated_at = excluded.updated_at`,
+		link.Host, link.HostSessionID, link.SessionID, link.Position, link.NoticesDelivered, nanos(link.UpdatedAt))
 	return err
 }
 
@@ -87,5 +88,12 @@ func (tx *writeTx) PutHostLink(ctx context.Context, link sa.HostLink) error {
 func (tx *writeTx) MoveHostLink(ctx context.Context, link sa.HostLink) error {
 	_, err := tx.ExecContext(ctx, `UPDATE host_links SET position = ?, updated_at = ? WHERE host = ? AND host_session_id = ?`,
 		link.Position, nanos(link.UpdatedAt), link.Host, link.HostSessionID)
+	return err
+}
+
+// SetNotices writes a link's notices delivered.
+func (tx *writeTx) SetNotices(ctx context.Context, link sa.HostLink) error {
+	_, err := tx.ExecContext(ctx, `UPDATE host_links SET notices_delivered = ?, updated_at = ? WHERE host = ? AND host_session_id = ?`,
+		link.NoticesDelivered, nanos(link.UpdatedAt), link.Host, link.HostSessionID)
 	return err
 }

@@ -32,24 +32,17 @@ func migrationsOf(t *testing.T, path string) (*sql.DB, *goose.Provider) {
 	return db, p
 }
 
-// TestUsageSumsFilledOnUpgrade: a store written before session_usage
-// existed gets the sums of the messages it already holds.
-func TestUsageSumsFilledOnUpgrade(t *testing.T) {
+// openUpgraded opens a store written at schema version with stmts, as an
+// older superagents left it: Open migrates it.
+func openUpgraded(t *testing.T, version int64, stmts ...string) *Store {
+	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), FileName)
 	db, p := migrationsOf(t, path)
-	if _, err := p.UpTo(ctx, 5); err != nil {
+	if _, err := p.UpTo(ctx, version); err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{
-		`INSERT INTO sessions (id, created_at) VALUES ('s1', 1), ('s2', 1)`,
-		`INSERT INTO messages (session_id, role, kind, parts, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at) VALUES
-			('s1', 'user', '', '[]', '', 0, 0, 0, 0, 1),
-			('s1', 'assistant', '', '[]', 'a/x', 100, 10, 50, 5, 2),
-			('s1', 'assistant', '', '[]', 'a/x', 1, 2, 3, 4, 3),
-			('s1', 'assistant', '', '[]', 'b/y', 7, 0, 0, 0, 4),
-			('s2', 'user', '', '[]', '', 0, 0, 0, 0, 5)`,
-	} {
+	for _, stmt := range stmts {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}
@@ -61,8 +54,22 @@ func TestUsageSumsFilledOnUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	got, err := st.UsageByModelOf(ctx, []string{"s1", "s2"})
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// TestUsageSumsFilledOnUpgrade: a store written before session_usage
+// existed gets the sums of the messages it already holds.
+func TestUsageSumsFilledOnUpgrade(t *testing.T) {
+	st := openUpgraded(t, 5,
+		`INSERT INTO sessions (id, created_at) VALUES ('s1', 1), ('s2', 1)`,
+		`INSERT INTO messages (session_id, role, kind, parts, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at) VALUES
+			('s1', 'user', '', '[]', '', 0, 0, 0, 0, 1),
+			('s1', 'assistant', '', '[]', 'a/x', 100, 10, 50, 5, 2),
+			('s1', 'assistant', '', '[]', 'a/x', 1, 2, 3, 4, 3),
+			('s1', 'assistant', '', '[]', 'b/y', 7, 0, 0, 0, 4),
+			('s2', 'user', '', '[]', '', 0, 0, 0, 0, 5)`)
+	got, err := st.UsageByModelOf(context.Background(), []string{"s1", "s2"})
 	if err != nil {
 		t.Fatal(err)
 	}

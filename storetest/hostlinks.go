@@ -116,6 +116,70 @@ func testHostLinks(t *testing.T, factory Factory) {
 	}
 }
 
+// testHostLinkNotices checks a link's notices delivered: they only grow,
+// apart from the position, survive a reopen, and a link to no live
+// session is not found.
+func testHostLinkNotices(t *testing.T, factory Factory) {
+	ctx := context.Background()
+	st, reopen := openStore(t, factory)
+	if _, ok := st.(sa.HostLinker); !ok {
+		t.Skip("the store keeps no host links")
+	}
+	hl := func() sa.HostLinker { return st.(sa.HostLinker) }
+	if _, err := hl().MoveNotices(ctx, "mcp:codex", "conv-1", 3); !errors.Is(err, sa.ErrNotFound) {
+		t.Fatalf("MoveNotices without a link: %v, want ErrNotFound", err)
+	}
+	sess, link, err := hl().CreateHostSession(ctx, sa.NewSession{Agent: "general", Origin: sa.OriginMCP}, sa.HostLink{Host: "mcp:codex", HostSessionID: "conv-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if link.NoticesDelivered != 0 || link.Position != "" {
+		t.Fatalf("new link = %+v, want no notices delivered and no position", link)
+	}
+	for _, step := range []struct{ upTo, want int64 }{{5, 5}, {3, 5}, {9, 9}} {
+		got, err := hl().MoveNotices(ctx, "mcp:codex", "conv-1", step.upTo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.NoticesDelivered != step.want || got.SessionID != sess.ID || got.Position != "" {
+			t.Fatalf("MoveNotices(%d) = %+v, want %d delivered", step.upTo, got, step.want)
+		}
+	}
+	st = reopen()
+	if cur, err := hl().HostLink(ctx, "mcp:codex", "conv-1"); err != nil || cur.NoticesDelivered != 9 {
+		t.Fatalf("after reopening, link = %+v, %v; want 9 delivered", cur, err)
+	}
+	if links, err := hl().SessionHostLinks(ctx, []string{sess.ID}); err != nil || links[sess.ID].NoticesDelivered != 9 {
+		t.Fatalf("SessionHostLinks = %+v, %v; want 9 delivered", links, err)
+	}
+	if err := st.DeleteSession(ctx, sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hl().MoveNotices(ctx, "mcp:codex", "conv-1", 10); !errors.Is(err, sa.ErrNotFound) {
+		t.Fatalf("MoveNotices after deleting the session: %v, want ErrNotFound", err)
+	}
+}
+
+// CheckUpgradedNotices checks, for the upgrade tests of the stores, the
+// links of a store written before NoticesDelivered existed and then
+// opened: session s1's link of host "mcp:codex" (an MCP conversation's),
+// whose position was "42", and session s2's of host "codex" (an import's),
+// at position {"offset":7}. The notice position moved to
+// NoticesDelivered; the import's position stayed.
+func CheckUpgradedNotices(t *testing.T, st sa.HostLinkReader) {
+	t.Helper()
+	links, err := st.SessionHostLinks(context.Background(), []string{"s1", "s2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := links["s1"]; l.NoticesDelivered != 42 || l.Position != "" {
+		t.Errorf("the MCP conversation's link after the upgrade = %+v, want 42 delivered and no position", l)
+	}
+	if l := links["s2"]; l.NoticesDelivered != 0 || l.Position != `{"offset":7}` {
+		t.Errorf("the import's link after the upgrade = %+v, want its position kept", l)
+	}
+}
+
 // history returns a session's message texts joined by spaces.
 func history(t *testing.T, st sa.Store, id string) string {
 	t.Helper()

@@ -63,6 +63,7 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("ForkWithMessages", func(t *testing.T) { testForkWithMessages(t, factory) })
 	t.Run("Origin", func(t *testing.T) { testOrigin(t, factory) })
 	t.Run("HostLinks", func(t *testing.T) { testHostLinks(t, factory) })
+	t.Run("HostLinkNotices", func(t *testing.T) { testHostLinkNotices(t, factory) })
 	t.Run("Inputs", func(t *testing.T) { testInputs(t, factory) })
 	t.Run("UnstorableKeys", func(t *testing.T) { testUnstorableKeys(t, factory) })
 	t.Run("UnstorableInputKeys", func(t *testing.T) { testUnstorableInputKeys(t, factory) })

@@ -28,6 +28,8 @@ type HostTx interface {
 	PutHostLink(ctx context.Context, link sa.HostLink) error
 	// MoveHostLink writes a link's new position and update time.
 	MoveHostLink(ctx context.Context, link sa.HostLink) error
+	// SetNotices writes a link's NoticesDelivered and update time.
+	SetNotices(ctx context.Context, link sa.HostLink) error
 }
 
 // CheckHostLink refuses a link without its host and the host's session
@@ -96,6 +98,21 @@ func appendHost(ctx context.Context, tx HostTx, link sa.HostLink, from string, m
 	return stored, link, nil
 }
 
+// moveNotices moves in tx the NoticesDelivered of the link of a host
+// session to a live session up to upTo, never back, and returns the link
+// as stored.
+func moveNotices(ctx context.Context, tx HostTx, host, hostSessionID string, upTo int64, now time.Time) (sa.HostLink, error) {
+	cur, err := tx.LiveHostLink(ctx, host, hostSessionID, true)
+	if err != nil || cur.NoticesDelivered >= upTo {
+		return cur, err
+	}
+	cur.NoticesDelivered, cur.UpdatedAt = upTo, now
+	if err := tx.SetNotices(ctx, cur); err != nil {
+		return sa.HostLink{}, fmt.Errorf("update host link: %w", err)
+	}
+	return cur, nil
+}
+
 // HostLinkError is the error of a read of the link of a host's session
 // that failed with err (noRows: the store's error for no row), nil for
 // none.
@@ -110,14 +127,14 @@ func HostLinkError(err, noRows error, host, hostSessionID string) error {
 }
 
 // HostLinkColumns are the columns of a host link l ScanHostLink reads.
-const HostLinkColumns = `l.host, l.host_session_id, l.session_id, l.position, l.updated_at`
+const HostLinkColumns = `l.host, l.host_session_id, l.session_id, l.position, l.notices_delivered, l.updated_at`
 
 // ScanHostLink reads a link from a row of HostLinkColumns through scan,
 // its raw-bytes columns through rawDest (see Reader).
 func ScanHostLink(scan func(dest ...any) error, rawDest func(p *string) any) (sa.HostLink, error) {
 	var l sa.HostLink
 	var updated int64
-	if err := scan(rawDest(&l.Host), rawDest(&l.HostSessionID), &l.SessionID, rawDest(&l.Position), &updated); err != nil {
+	if err := scan(rawDest(&l.Host), rawDest(&l.HostSessionID), &l.SessionID, rawDest(&l.Position), &l.NoticesDelivered, &updated); err != nil {
 		return sa.HostLink{}, err
 	}
 	l.UpdatedAt = time.Unix(0, updated).UTC()

@@ -162,6 +162,20 @@ func (o Ops[T]) AppendHost(ctx context.Context, link sa.HostLink, from string, m
 	return stored, link, nil
 }
 
+// MoveNotices moves the notices delivered of a host session's link (see
+// moveNotices).
+func (o Ops[T]) MoveNotices(ctx context.Context, host, hostSessionID string, upTo int64) (sa.HostLink, error) {
+	var link sa.HostLink
+	err := o.write(ctx, func(tx T) (err error) {
+		link, err = moveNotices(ctx, tx, host, hostSessionID, upTo, tx.Now())
+		return err
+	})
+	if err != nil {
+		return sa.HostLink{}, fmt.Errorf("move the notices of %s session %s: %w", host, hostSessionID, err)
+	}
+	return link, nil
+}
+
 // Append stores messages at the end of a live session, which it holds
 // (LockLive) while they are written.
 func (o Ops[T]) Append(ctx context.Context, sessionID string, msgs ...sa.Message) ([]sa.Message, error) {
