@@ -58,8 +58,10 @@ func Commands() []Command {
 		{Name: "model", Usage: "[provider/model]", arg: optionalArg, run: cmdModel,
 			Help: "show or change the model of the agent's later turns"},
 		withSyntax(Command{Name: "task", run: cmdTask,
-			Help: "launch a background task for the agent in view, run by the agent profile AGENT; --fork gives it this conversation, --desc names it"},
-			`[--fork] [--desc "text"] AGENT "prompt"`, map[string]bool{"fork": false, "desc": true}, 1, requiredText),
+			Help: "launch a background task for the agent in view, run by the agent profile AGENT; options: " +
+				"--fork (with this conversation), --desc (its name), --timeout (seconds), --max-cost (dollars), --max-tokens, --isolation (worktree)"},
+			`[options] AGENT "prompt"`,
+			map[string]bool{"fork": false, "desc": true, "timeout": true, "max-cost": true, "max-tokens": true, "isolation": true}, 1, optionalText),
 		{Name: "tasks", arg: noArg, run: cmdTasks,
 			Help: "list the background tasks of the agent in view, newest first"},
 		withSyntax(Command{Name: "output", run: cmdOutput,
