@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,7 +200,7 @@ func (a *app) taskLaunchCommand() *cobra.Command {
 	var (
 		asJSON, fork, wait          bool
 		session, agent, description string
-		timeout                     int
+		timeout                     int64
 		budget                      sa.Budget
 		isolation                   string
 	)
@@ -216,23 +215,20 @@ worktree runs it in a git worktree of its own, on a branch named after it.
 --wait stays until the task ends and prints its result instead.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if session == "" || agent == "" || description == "" {
-				return usagef("--session, --agent and --description are required")
+			if session == "" {
+				return usagef("--session is required: the session the task reports to")
 			}
-			if timeout < 0 {
-				return usagef("--timeout must not be negative")
+			req := workerRequest{session: session, agent: agent, description: description,
+				fork: fork, timeout: timeout, budget: budget, isolation: isolation, prompt: strings.Join(args, " ")}
+			// Refused here, before a background worker is started.
+			rt, err := a.openSessions(cmd.Context())
+			if err != nil {
+				return err
 			}
-			if budget.MaxCost < 0 || math.IsNaN(budget.MaxCost) || math.IsInf(budget.MaxCost, 0) {
-				return usagef("--max-cost must be a number of dollars, 0 or more")
+			if err := rt.CheckTask(req.request("")); err != nil {
+				return taskRequestError(err)
 			}
-			if budget.MaxTokens < 0 {
-				return usagef("--max-tokens must not be negative")
-			}
-			if _, err := sa.ParseIsolation(isolation); err != nil {
-				return usagef("--isolation: %s", tasktools.Message(err))
-			}
-			return a.launchWorker(cmd.Context(), workerRequest{session: session, agent: agent, description: description,
-				fork: fork, timeout: timeout, budget: budget, isolation: isolation, prompt: strings.Join(args, " ")}, asJSON, wait)
+			return a.launchWorker(cmd.Context(), req, asJSON, wait)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -241,7 +237,7 @@ worktree runs it in a git worktree of its own, on a branch named after it.
 	cmd.Flags().StringVar(&session, "session", "", "the parent session (required)")
 	cmd.Flags().StringVar(&agent, "agent", "", "the agent to run (required; see 'superagents agents')")
 	cmd.Flags().StringVar(&description, "description", "", "a few words naming the task (required)")
-	cmd.Flags().IntVar(&timeout, "timeout", 0, "stop the task after this many seconds (default: tasks.timeout)")
+	cmd.Flags().Int64Var(&timeout, "timeout", 0, "stop the task after this many seconds (default and most: tasks.timeout)")
 	cmd.Flags().Float64Var(&budget.MaxCost, "max-cost", 0, "US dollars the task and the tasks it launches may spend (default and cap: tasks.max_cost)")
 	cmd.Flags().Int64Var(&budget.MaxTokens, "max-tokens", 0, "tokens the task and the tasks it launches may use (default and cap: tasks.max_tokens)")
 	cmd.Flags().StringVar(&isolation, "isolation", "", `"worktree": work in a git worktree of its own (default: the agent profile's)`)
@@ -252,7 +248,7 @@ worktree runs it in a git worktree of its own, on a branch named after it.
 type workerRequest struct {
 	session, agent, description string
 	fork                        bool
-	timeout                     int
+	timeout                     int64
 	budget                      sa.Budget
 	isolation                   string
 	resume, prompt              string
@@ -364,21 +360,54 @@ func (a *app) launchWorker(ctx context.Context, req workerRequest, asJSON, wait 
 	return fmt.Errorf("the background worker did not start (see %s): %v", logFile.Name(), readErr)
 }
 
+// request is the task request a worker makes, for the parent session
+// (its id; "" before it is resolved).
+func (r workerRequest) request(parent string) runtime.TaskRequest {
+	return runtime.TaskRequest{Parent: parent, Description: r.description, Prompt: r.prompt, Agent: r.agent, Fork: r.fork,
+		Resume: r.resume, Timeout: r.timeout, MaxCost: r.budget.MaxCost, MaxTokens: r.budget.MaxTokens, Isolation: r.isolation}
+}
+
+// taskFlags are the flags of task launch, by the task request's field
+// they set.
+var taskFlags = map[string]string{
+	runtime.FieldDescription: "--description",
+	runtime.FieldPrompt:      "PROMPT",
+	runtime.FieldAgent:       "--agent",
+	runtime.FieldTimeout:     "--timeout",
+	runtime.FieldMaxCost:     "--max-cost",
+	runtime.FieldMaxTokens:   "--max-tokens",
+	runtime.FieldIsolation:   "--isolation",
+}
+
+// taskRequestError words a refusal of the task request policy with the
+// command line's names of the fields: a usage error.
+func taskRequestError(err error) error {
+	var re *runtime.RequestError
+	if !errors.As(err, &re) {
+		return err
+	}
+	if flag, ok := taskFlags[re.Field]; ok {
+		return usagef("%s", re.Named(flag))
+	}
+	return usagef("%s", re.Error())
+}
+
 // workerLaunch launches or resumes the request's task.
 func (a *app) workerLaunch(ctx context.Context, rt *runtime.Runtime, req workerRequest) (sa.Task, error) {
-	if req.resume != "" {
-		return rt.ResumeTask(ctx, req.resume, req.prompt, "")
+	parent := ""
+	if req.resume == "" {
+		st, err := a.openStore(ctx)
+		if err != nil {
+			return sa.Task{}, err
+		}
+		sess, err := st.ResolveSession(ctx, req.session)
+		if err != nil {
+			return sa.Task{}, err
+		}
+		parent = sess.ID
 	}
-	st, err := a.openStore(ctx)
-	if err != nil {
-		return sa.Task{}, err
-	}
-	sess, err := st.ResolveSession(ctx, req.session)
-	if err != nil {
-		return sa.Task{}, err
-	}
-	return rt.LaunchTask(ctx, runtime.LaunchRequest{ParentSessionID: sess.ID, Description: req.description, Prompt: req.prompt,
-		Agent: req.agent, Fork: req.fork, Timeout: time.Duration(req.timeout) * time.Second, Budget: req.budget, Isolation: req.isolation})
+	t, _, err := rt.SubmitTask(ctx, req.request(parent))
+	return t, taskRequestError(err)
 }
 
 // taskWorkCommand is the background worker: it launches or resumes one
@@ -428,7 +457,7 @@ func (a *app) taskWorkCommand() *cobra.Command {
 	cmd.Flags().StringVar(&req.prompt, "prompt", "", "")
 	cmd.Flags().StringVar(&req.resume, "resume", "", "")
 	cmd.Flags().BoolVar(&req.fork, "fork", false, "")
-	cmd.Flags().IntVar(&req.timeout, "timeout", 0, "")
+	cmd.Flags().Int64Var(&req.timeout, "timeout", 0, "")
 	cmd.Flags().Float64Var(&req.budget.MaxCost, "max-cost", 0, "")
 	cmd.Flags().Int64Var(&req.budget.MaxTokens, "max-tokens", 0, "")
 	cmd.Flags().StringVar(&req.isolation, "isolation", "", "")

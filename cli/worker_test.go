@@ -57,7 +57,7 @@ func TestWorkerRunsQueuedTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := rt.LaunchTask(context.Background(), runtime.LaunchRequest{ParentSessionID: parent.ID,
+	task, _, err := rt.SubmitTask(context.Background(), runtime.TaskRequest{Parent: parent.ID,
 		Description: "sum", Prompt: "What is 20+22?", Agent: "general"})
 	if err != nil {
 		t.Fatal(err)

@@ -457,7 +457,7 @@ func TestErrorCodes(t *testing.T) {
 		// and to a negative duration.
 		{"timeout wrapping to a short one", "POST", "/v1/tasks", `{"timeout": 18446744074}`, nil, 400, "at most", "timeout"},
 		{"timeout wrapping to a negative one", "POST", "/v1/tasks", `{"timeout": 9300000000}`, nil, 400, "at most", "timeout"},
-		{"timeout beyond any integer", "POST", "/v1/tasks", `{"timeout": 1e300}`, nil, 400, "at most", "timeout"},
+		{"timeout beyond any integer", "POST", "/v1/tasks", `{"timeout": 1e300}`, nil, 400, "whole number of seconds, not 1e300", "timeout"},
 		{"session_id too short", "POST", "/v1/tasks", map[string]any{"session_id": "zzz", "agent": "general", "description": "d", "prompt": "p"}, nil, 400, `session_id: id prefix "zzz" is too short`, "session_id"},
 		{"unknown session_id", "POST", "/v1/tasks", map[string]any{"session_id": "zzzzzzzz", "agent": "general", "description": "d", "prompt": "p"}, nil, 404, "session_id: no session", "session_id"},
 		{"ambiguous session_id", "POST", "/v1/tasks", map[string]any{"session_id": "abcd", "agent": "general", "description": "d", "prompt": "p"}, nil, 400, `session_id: id prefix "abcd" is ambiguous`, "session_id"},

@@ -114,11 +114,14 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	body := errorBody{Error: tasktools.Message(err), Status: status}
 	var fe *fieldError
 	var tf *sa.FieldError
+	var re *runtime.RequestError
 	switch {
 	case errors.As(err, &fe):
 		body.Field = fe.field
 	case errors.As(err, &tf):
 		body.Field = tf.Field
+	case errors.As(err, &re):
+		body.Field = re.Field
 	}
 	switch {
 	case errors.Is(err, sa.ErrUnknownAgent):

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,7 +9,7 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/config"
+	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/tasktools"
 )
 
@@ -203,10 +202,8 @@ type launchRequest struct {
 	Agent       string `json:"agent"`
 	Fork        bool   `json:"fork"`
 	Resume      string `json:"resume"`
-	// Timeout is in whole seconds. It is decoded as any JSON number, so
-	// that a fraction or a number too large for a Duration is refused by
-	// taskTimeout with a reason, not wrapped around.
-	Timeout float64 `json:"timeout"`
+	// Timeout is in whole seconds (0: the task time limit).
+	Timeout int64 `json:"timeout"`
 	// MaxCost and MaxTokens are the task tree's budget, as in
 	// superagents_task.
 	MaxCost   float64 `json:"max_cost"`
@@ -215,40 +212,15 @@ type launchRequest struct {
 	Isolation string `json:"isolation"`
 }
 
-// taskTimeout turns a launch's timeout in seconds into a Duration: a
-// whole number of seconds, 0 for the configured limit, never more than
-// that limit (tasks.timeout).
-func (s *Server) taskTimeout(secs float64) (time.Duration, error) {
-	limit := s.rt.Config().Tasks.Timeout.Duration
-	if limit <= 0 {
-		limit = config.DefaultTaskTimeout // as the task manager does
-	}
-	switch {
-	case secs < 0:
-		return 0, badField("timeout", "cannot be negative")
-	case secs != math.Trunc(secs):
-		return 0, badField("timeout", "must be a whole number of seconds, not %v", secs)
-	case secs > limit.Seconds():
-		return 0, badField("timeout", "must be at most %d seconds, the task time limit (tasks.timeout); leave it out, or send 0, for that limit",
-			int64(limit/time.Second))
-	}
-	return time.Duration(secs) * time.Second, nil
-}
-
 func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
-	var req launchRequest
-	if err := decodeBody(r, &req, false); err != nil {
+	var body launchRequest
+	if err := decodeBody(r, &body, false); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	timeout, err := s.taskTimeout(req.Timeout)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	in := tasktools.TaskInput{Description: req.Description, Prompt: req.Prompt, Agent: req.Agent, Fork: req.Fork,
-		Resume: req.Resume, Timeout: int(timeout / time.Second), MaxCost: req.MaxCost, MaxTokens: req.MaxTokens, Isolation: req.Isolation}
-	if err := in.Validate(); err != nil {
+	req := runtime.TaskRequest{Description: body.Description, Prompt: body.Prompt, Agent: body.Agent, Fork: body.Fork,
+		Resume: body.Resume, Timeout: body.Timeout, MaxCost: body.MaxCost, MaxTokens: body.MaxTokens, Isolation: body.Isolation}
+	if err := s.rt.CheckTask(req); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -267,23 +239,17 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		s.resume(w, r, t.ID, req.Prompt)
 		return
 	}
-	for _, check := range []error{
-		required("session_id", req.SessionID, "the session the task reports to"),
-		required("description", req.Description, "a few words naming the task"),
-		required("prompt", req.Prompt, "what the task should do"),
-		required("agent", req.Agent, "one of "+strings.Join(s.rt.AgentNames(), ", ")),
-	} {
-		if check != nil {
-			s.fail(w, r, check)
-			return
-		}
+	if err := required("session_id", body.SessionID, "the session the task reports to"); err != nil {
+		s.fail(w, r, err)
+		return
 	}
-	parent, err := s.store.ResolveSession(r.Context(), req.SessionID)
+	parent, err := s.store.ResolveSession(r.Context(), body.SessionID)
 	if err != nil {
 		s.fail(w, r, inField("session_id", err))
 		return
 	}
-	t, _, err := tasktools.Submit(r.Context(), s.rt, parent.ID, in)
+	req.Parent = parent.ID
+	t, _, err := s.rt.SubmitTask(r.Context(), req)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -338,11 +304,7 @@ func (s *Server) resumeTask(w http.ResponseWriter, r *http.Request) {
 // resume sends a follow-up to a completed task, which runs it in the
 // background: 202 Accepted.
 func (s *Server) resume(w http.ResponseWriter, r *http.Request, ref, prompt string) {
-	if err := required("prompt", prompt, "the follow-up to send to the task"); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	t, err := s.rt.ResumeTask(r.Context(), ref, prompt, "")
+	t, _, err := s.rt.SubmitTask(r.Context(), runtime.TaskRequest{Resume: ref, Prompt: prompt})
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -26,7 +26,7 @@ func TestLaunchInAWorktree(t *testing.T) {
 	tests := []struct {
 		name, isolation, wantErr, field string
 	}{
-		{"unknown isolation", "vm", `unknown isolation "vm"`, "isolation"},
+		{"unknown isolation", "vm", `isolation "vm" is unknown`, "isolation"},
 		{"not a repository", "worktree", "is not inside a git repository", ""},
 	}
 	for _, tt := range tests {

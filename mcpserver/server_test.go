@@ -281,7 +281,7 @@ func TestToolErrors(t *testing.T) {
 		want     string
 	}{
 		{"reject fork with resume", "superagents_task", map[string]any{"prompt": "x", "fork": true, "resume": "abcd1234"},
-			"fork and resume are mutually exclusive"},
+			"resume and fork are mutually exclusive"},
 		{"prompt is required by the schema", "superagents_task", map[string]any{"description": "d", "agent": "general"}, "prompt"},
 		{"description is required", "superagents_task", map[string]any{"prompt": "x", "agent": "general"}, "description is required"},
 		{"unknown agent", "superagents_task", map[string]any{"description": "d", "prompt": "x", "agent": "nobody"}, `unknown agent "nobody"`},

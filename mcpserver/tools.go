@@ -132,9 +132,14 @@ func (s *Server) addTools() error {
 	return nil
 }
 
-// taskTool runs superagents_task: a fork goes to forkLaunch; a resume
+// taskTool runs superagents_task, once the runtime's policy accepts the
+// request (runtime.CheckTask): a fork goes to forkLaunch; a resume
 // continues one of the client's own tasks, with that task's agent.
 func (s *Server) taskTool(ctx context.Context, req *mcp.CallToolRequest, in tasktools.TaskInput) (tasktools.Reply, error) {
+	// Refused before the client's session is looked for or made.
+	if err := s.rt.CheckTask(in.Request("", "")); err != nil {
+		return tasktools.Reply{}, err
+	}
 	if in.Fork && in.Resume == "" {
 		return s.forkLaunch(ctx, req, in)
 	}

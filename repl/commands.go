@@ -58,8 +58,9 @@ func Commands() []Command {
 		{Name: "model", Usage: "[provider/model]", arg: optionalArg, run: cmdModel,
 			Help: "show or change the model of the agent's later turns"},
 		withSyntax(Command{Name: "task", run: cmdTask,
-			Help: "launch a background task for the agent in view, run by the agent profile AGENT; --fork gives it this conversation, --desc names it"},
-			`[--fork] [--desc "text"] AGENT "prompt"`, map[string]bool{"fork": false, "desc": true}, 1, requiredText),
+			Help: "launch a background task for the agent in view, run by the agent profile AGENT; --fork gives it this conversation, --desc names it (options: below)"},
+			`[options] AGENT "prompt"`,
+			map[string]bool{"fork": false, "desc": true, "timeout": true, "max-cost": true, "max-tokens": true, "isolation": true}, 1, optionalText),
 		{Name: "tasks", arg: noArg, run: cmdTasks,
 			Help: "list the background tasks of the agent in view, newest first"},
 		withSyntax(Command{Name: "output", run: cmdOutput,
@@ -414,6 +415,8 @@ func cmdHelp(context.Context, *Chat, Input) Reply {
 	}
 	b.WriteString(`Quoting: a prompt is the rest of the line as typed, or one "quoted string"
 (with \" and \\ inside); --desc takes one word or a "quoted text".
+/task's other options: --timeout N (seconds), --max-cost N (dollars),
+--max-tokens N, and --isolation worktree (a git worktree of its own).
 IDs may be shortened to a unique prefix of 4+ characters.
 Background tasks show in the status line; their notifications appear here when
 they end, and an idle agent is woken to answer them once all its tasks have

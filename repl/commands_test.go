@@ -65,8 +65,10 @@ func TestParseLine(t *testing.T) {
 		{line: "/resume abcd and now?", command: "resume", args: `abcd and now?`, words: []string{"abcd"}, text: "and now?"},
 		{line: "/tasks", command: "tasks"},
 
-		{line: "/task", err: `/task: missing AGENT (usage: /task [--fork] [--desc "text"] AGENT "prompt")`},
-		{line: "/task general", err: `/task: missing "prompt"`},
+		{line: "/task", err: `/task: missing AGENT (usage: /task [options] AGENT "prompt")`},
+		{line: "/task general", command: "task", args: "general", words: []string{"general"}},
+		{line: "/task --timeout=60 --max-cost 0.5 --isolation worktree general go", command: "task", args: "--timeout=60 --max-cost 0.5 --isolation worktree general go",
+			options: map[string]string{"timeout": "60", "max-cost": "0.5", "isolation": "worktree"}, words: []string{"general"}, text: "go"},
 		{line: `/task general ""`, err: "the quoted text is empty"},
 		{line: `/task general "unfinished`, err: "no closing \": quote the whole text"},
 		{line: `/task general "one" two`, err: "text after the closing quote"},

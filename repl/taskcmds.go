@@ -2,7 +2,9 @@ package repl
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,16 +46,13 @@ func cmdTask(ctx context.Context, c *Chat, in Input) Reply {
 	if err != nil {
 		return failed(fmt.Sprintf("cannot read agent %s: %v", sa.ShortID(cur.ID), err))
 	}
-	_, fork := args.options["fork"]
-	desc := args.options["desc"]
-	if desc == "" {
-		desc = describe(args.text)
-	}
-	t, err := c.rt.LaunchTask(ctx, runtime.LaunchRequest{
-		ParentSessionID: cur.ID, Description: desc, Prompt: args.text, Agent: args.words[0], Fork: fork,
-	})
+	req, err := taskRequest(cur.ID, args)
 	if err != nil {
-		return taskFailed(err, args.words[0])
+		return failed(err.Error())
+	}
+	t, _, err := c.rt.SubmitTask(ctx, req)
+	if err != nil {
+		return taskFailed(taskRequestError(err), args.words[0])
 	}
 	c.mu.Lock()
 	a.killed = false // the user gives it work again: it may be woken
@@ -68,6 +67,64 @@ func cmdTask(ctx context.Context, c *Chat, in Input) Reply {
 	short := sa.ShortID(t.ID)
 	return note("Task %s %q launched in the background (%s). /output %s shows its progress; its notification appears here when it ends.",
 		short, t.Description, how, short)
+}
+
+// taskRequest translates /task's arguments into a task request for the
+// agent in view: the description defaults to the prompt's first words;
+// the rest is the runtime's policy (runtime.CheckTask).
+func taskRequest(parent string, args commandArgs) (runtime.TaskRequest, error) {
+	_, fork := args.options["fork"]
+	req := runtime.TaskRequest{Parent: parent, Description: args.options["desc"], Prompt: args.text, Agent: args.words[0],
+		Fork: fork, Isolation: args.options["isolation"]}
+	if req.Description == "" {
+		req.Description = describe(args.text)
+	}
+	if v, ok := args.options["timeout"]; ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return req, fmt.Errorf("/task: --timeout must be a whole number of seconds, not %q", echo(v))
+		}
+		req.Timeout = n
+	}
+	if v, ok := args.options["max-cost"]; ok {
+		n, err := strconv.ParseFloat(strings.TrimPrefix(v, "$"), 64)
+		if err != nil {
+			return req, fmt.Errorf("/task: --max-cost must be a number of dollars, not %q", echo(v))
+		}
+		req.MaxCost = n
+	}
+	if v, ok := args.options["max-tokens"]; ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return req, fmt.Errorf("/task: --max-tokens must be a whole number of tokens, not %q", echo(v))
+		}
+		req.MaxTokens = n
+	}
+	return req, nil
+}
+
+// taskOptions are /task's names of the fields of a task request.
+var taskOptions = map[string]string{
+	runtime.FieldDescription: "--desc",
+	runtime.FieldPrompt:      "the prompt",
+	runtime.FieldAgent:       "AGENT",
+	runtime.FieldTimeout:     "--timeout",
+	runtime.FieldMaxCost:     "--max-cost",
+	runtime.FieldMaxTokens:   "--max-tokens",
+	runtime.FieldIsolation:   "--isolation",
+}
+
+// taskRequestError words a refusal of the task request policy with the
+// chat's names of the fields.
+func taskRequestError(err error) error {
+	var re *runtime.RequestError
+	if !errors.As(err, &re) {
+		return err
+	}
+	if name, ok := taskOptions[re.Field]; ok {
+		return errors.New(re.Named(name))
+	}
+	return err
 }
 
 func cmdTasks(ctx context.Context, c *Chat, _ Input) Reply {
@@ -124,9 +181,9 @@ func cmdCancel(ctx context.Context, c *Chat, in Input) Reply {
 }
 
 func cmdResume(ctx context.Context, c *Chat, in Input) Reply {
-	t, err := c.rt.ResumeTask(ctx, in.parsed.words[0], in.parsed.text, "")
+	t, _, err := c.rt.SubmitTask(ctx, runtime.TaskRequest{Resume: in.parsed.words[0], Prompt: in.parsed.text})
 	if err != nil {
-		return taskFailed(err, in.parsed.words[0])
+		return taskFailed(taskRequestError(err), in.parsed.words[0])
 	}
 	short := sa.ShortID(t.ID)
 	return note("Task %s %q is resumed (resume #%d) with your follow-up; it answers in the background and its notification appears when it does. /output --block %s waits for it.",

@@ -127,7 +127,9 @@ func TestTaskCommandErrors(t *testing.T) {
 	settle(t, c)
 	tests := []struct{ line, want string }{
 		{"/task nobody do it", `unknown agent "nobody": available agents are`},
-		{"/task general", `/task: missing "prompt"`},
+		{"/task general", "the prompt is required: say what the task should do"},
+		{"/task --timeout=-1 general go", "--timeout cannot be negative"},
+		{"/task --max-cost=x general go", `/task: --max-cost must be a number of dollars, not "x"`},
 		{"/task --fork", "/task: missing AGENT"},
 		{"/output zzzzzz", "no task with id zzzzzz"},
 		{"/output ab", `id prefix "ab" is too short`},

@@ -78,9 +78,6 @@ func (rt *Runtime) EventsNow() *events.Cursor { return rt.bus.Now() }
 // processes' included, without waiting for the next poll.
 func (rt *Runtime) SyncEvents() { rt.bus.Sync() }
 
-// LaunchRequest describes a task to launch (see tasks.LaunchRequest).
-type LaunchRequest = tasks.LaunchRequest
-
 // Output is what TaskOutput found of a task.
 type Output = tasks.Output
 
@@ -89,21 +86,6 @@ const (
 	DefaultBlockTimeout = tasks.DefaultBlockTimeout
 	MaxBlockTimeout     = tasks.MaxBlockTimeout
 )
-
-// LaunchTask creates a task and has it run, in this process or on a node
-// of the cluster. It returns at once; the task runs in the background. A
-// fork (req.Fork) starts with a digest of the parent's conversation, or
-// of req.ForkFrom's.
-func (rt *Runtime) LaunchTask(ctx context.Context, req LaunchRequest) (sa.Task, error) {
-	return rt.tasks.Launch(ctx, req)
-}
-
-// ResumeTask sends a follow-up to a completed task, in its own session,
-// and runs it again in the background. agent, if set, must be the task's
-// own (see CheckResumeAgent).
-func (rt *Runtime) ResumeTask(ctx context.Context, ref, prompt, agent string) (sa.Task, error) {
-	return rt.tasks.ResumeAs(ctx, ref, prompt, agent)
-}
 
 // CheckResumeAgent refuses an agent named with a resume of t unless it is
 // t's own; no agent is fine.

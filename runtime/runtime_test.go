@@ -164,7 +164,7 @@ func TestTaskSessionIsTheTasks(t *testing.T) {
 	r, other := open(t, dir, ws), open(t, dir, ws)
 	ctx := context.Background()
 	parent := r.newSession(t)
-	task, err := r.LaunchTask(ctx, runtime.LaunchRequest{ParentSessionID: parent.ID, Description: "waiter", Prompt: "wait for release", Agent: "general"})
+	task, _, err := r.SubmitTask(ctx, runtime.TaskRequest{Parent: parent.ID, Description: "waiter", Prompt: "wait for release", Agent: "general"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestTaskSessionIsTheTasks(t *testing.T) {
 	}
 	refused("after it ended")
 	// Resume is the way to continue it: its run takes the session.
-	if _, err := r.ResumeTask(ctx, task.ID, "What is 3+3?", ""); err != nil {
+	if _, _, err := r.SubmitTask(ctx, runtime.TaskRequest{Resume: task.ID, Prompt: "What is 3+3?"}); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
 	if out, err := r.TaskOutput(ctx, task.ID, true, time.Minute); err != nil || !strings.Contains(out.Task.Result, "6") {

@@ -94,7 +94,7 @@ func (n *node) session(t *testing.T) sa.Session {
 
 func (n *node) launch(t *testing.T, parent, prompt string) sa.Task {
 	t.Helper()
-	task, err := n.rt.LaunchTask(context.Background(), runtime.LaunchRequest{ParentSessionID: parent,
+	task, _, err := n.rt.SubmitTask(context.Background(), runtime.TaskRequest{Parent: parent,
 		Description: "task " + prompt, Prompt: prompt, Agent: "general"})
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +220,7 @@ func TestLaunchWritesRowAndJob(t *testing.T) {
 	if err != nil || done.Status != sa.TaskCompleted || done.Result != "four" {
 		t.Fatalf("task after the node ran it: %+v, %v", done, err)
 	}
-	resumed, err := a.rt.ResumeTask(ctx, task.ID, "and again?", "")
+	resumed, _, err := a.rt.SubmitTask(ctx, runtime.TaskRequest{Resume: task.ID, Prompt: "and again?"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func TestWorktreeTaskOnAnotherNode(t *testing.T) {
 
 	ctx := context.Background()
 	parent := launcher.session(t)
-	task, err := launcher.rt.LaunchTask(ctx, runtime.LaunchRequest{ParentSessionID: parent.ID, Description: "apart",
+	task, _, err := launcher.rt.SubmitTask(ctx, runtime.TaskRequest{Parent: parent.ID, Description: "apart",
 		Prompt: "write first", Agent: "general", Isolation: sa.IsolationWorktree})
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,7 @@ func TestWorktreeTaskOnAnotherNode(t *testing.T) {
 	if out.Task.Worktree == nil || !strings.Contains(out.Task.Worktree.Changes, "first.txt") {
 		t.Fatalf("ended task's worktree = %+v, want first.txt among its changes", out.Task.Worktree)
 	}
-	if _, err := launcher.rt.ResumeTask(ctx, task.ID, "write second", ""); err != nil {
+	if _, _, err := launcher.rt.SubmitTask(ctx, runtime.TaskRequest{Resume: task.ID, Prompt: "write second"}); err != nil {
 		t.Fatal(err)
 	}
 	out, err = launcher.rt.TaskOutput(ctx, task.ID, true, time.Minute)

@@ -12,6 +12,7 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/config"
 	"github.com/superagents/superagents/llm/llmtest"
+	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/tasks"
 	"github.com/superagents/superagents/tasktools"
 )
@@ -274,7 +275,8 @@ func TestBudgetValidation(t *testing.T) {
 				t.Fatalf("error = %v, want an invalid input saying %q", err, tt.want)
 			}
 			var fe *sa.FieldError
-			if tt.field != "" && (!errors.As(err, &fe) || fe.Field != tt.field) {
+			var re *runtime.RequestError
+			if tt.field != "" && (!errors.As(err, &fe) || fe.Field != tt.field) && (!errors.As(err, &re) || re.Field != tt.field) {
 				t.Errorf("error %v does not name the field %s", err, tt.field)
 			}
 			if list, _ := h.mgr.List(context.Background(), parent.ID, ""); len(list) != 0 {

@@ -133,22 +133,10 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 	return t, err
 }
 
-// checkLaunch refuses a launch request that lacks what a task needs, and
-// returns the profile of its agent and the isolation it runs with (the
-// request's, else the profile's).
+// checkLaunch returns the profile of a launch request's agent and the
+// isolation the task runs with (the request's, else the profile's). The
+// request's shape was checked by the runtime's policy (runtime.CheckTask).
 func (m *Manager) checkLaunch(req LaunchRequest) (agents.Profile, string, error) {
-	if strings.TrimSpace(req.Prompt) == "" {
-		return agents.Profile{}, "", fmt.Errorf("%w: prompt is required: say what the task should do", sa.ErrInvalid)
-	}
-	if strings.TrimSpace(req.Description) == "" {
-		return agents.Profile{}, "", fmt.Errorf("%w: description is required: a few words naming the task", sa.ErrInvalid)
-	}
-	if strings.TrimSpace(req.Agent) == "" {
-		return agents.Profile{}, "", fmt.Errorf("%w: agent is required: available agents are %s", sa.ErrInvalid, strings.Join(m.engine.Agents.Names(), ", "))
-	}
-	if req.Timeout < 0 {
-		return agents.Profile{}, "", fmt.Errorf("%w: timeout cannot be negative", sa.ErrInvalid)
-	}
 	isolation, err := sa.ParseIsolation(req.Isolation)
 	if err != nil {
 		return agents.Profile{}, "", err

@@ -25,9 +25,6 @@ func (m *Manager) ResumeAs(ctx context.Context, ref, prompt, agent string) (sa.T
 
 // resume is ResumeAs.
 func (m *Manager) resume(ctx context.Context, ref, prompt, agent string) (sa.Task, error) {
-	if strings.TrimSpace(prompt) == "" {
-		return sa.Task{}, fmt.Errorf("%w: prompt is required: the follow-up to send to the task", sa.ErrInvalid)
-	}
 	t, err := m.store.ResolveTask(ctx, ref)
 	if err != nil {
 		return sa.Task{}, err

@@ -487,20 +487,25 @@ func TestTimeouts(t *testing.T) {
 	if ended := h.wait(id); !strings.Contains(ended.Error, "timed out after 1s") {
 		t.Fatalf("ended with %q", ended.Error)
 	}
-	// One longer than the limit gets the limit, however large (no overflow
-	// into a short one).
-	for _, secs := range []int{7200, 18446744074, math.MaxInt} {
-		r, err := h.tools.TaskTool(context.Background(), parent.ID, tasktools.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: secs})
-		if err != nil {
-			t.Fatal(err)
+	// One longer than the limit is refused, however large (no overflow
+	// into a short one); none gets the limit.
+	for _, secs := range []int64{7200, 18446744074, math.MaxInt64} {
+		_, err := h.tools.TaskTool(context.Background(), parent.ID, tasktools.TaskInput{Description: "d", Prompt: "p", Agent: "general", Timeout: secs})
+		want := fmt.Sprintf("timeout must be at most %d seconds, the task time limit (tasks.timeout)", int64(config.DefaultTaskTimeout/time.Second))
+		if !errors.Is(err, sa.ErrInvalid) || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("timeout %d s: %v, want %q", secs, err, want)
 		}
-		task, _ := h.store.Task(context.Background(), taskIDRE.FindStringSubmatch(r.Text)[1])
-		if task.Timeout.Duration() != config.DefaultTaskTimeout {
-			t.Fatalf("timeout %d s gave a task timeout of %s, want the limit %s", secs, task.Timeout, config.DefaultTaskTimeout)
-		}
-		if _, err := h.mgr.Cancel(context.Background(), task.ID); err != nil {
-			t.Fatal(err)
-		}
+	}
+	r, err = h.tools.TaskTool(context.Background(), parent.ID, tasktools.TaskInput{Description: "d", Prompt: "p", Agent: "general"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, _ := h.store.Task(context.Background(), taskIDRE.FindStringSubmatch(r.Text)[1])
+	if task.Timeout.Duration() != config.DefaultTaskTimeout {
+		t.Fatalf("no timeout gave a task timeout of %s, want the limit %s", task.Timeout, config.DefaultTaskTimeout)
+	}
+	if _, err := h.mgr.Cancel(context.Background(), task.ID); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -551,7 +556,7 @@ func TestTaskToolValidation(t *testing.T) {
 	// same sentence and no category prefix.
 	toolList, _ := h.tools.ToolsFor(context.Background(), parent.ID)
 	res, err := toolList[0].Run(context.Background(), []byte(`{"prompt":"p","agent":"general","fork":true,"resume":"abcd"}`))
-	if err != nil || !res.IsError || !strings.HasPrefix(res.Output, "fork and resume are mutually exclusive") {
+	if err != nil || !res.IsError || !strings.HasPrefix(res.Output, "resume and fork are mutually exclusive") {
 		t.Fatalf("tool result = %+v, %v", res, err)
 	}
 }

@@ -299,7 +299,7 @@ func TestWorktreeRefused(t *testing.T) {
 		want string
 	}{
 		{"not a repository", tasktools.TaskInput{Isolation: "worktree"}, "is not inside a git repository"},
-		{"unknown isolation", tasktools.TaskInput{Isolation: "container"}, `unknown isolation "container"`},
+		{"unknown isolation", tasktools.TaskInput{Isolation: "container"}, `isolation "container" is unknown`},
 		{"with a resume", tasktools.TaskInput{Isolation: "worktree", Resume: "abcd"}, "isolation applies to a launch"},
 	}
 	for _, tt := range tests {
