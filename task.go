@@ -289,3 +289,32 @@ type DurationStats struct {
 	Min   time.Duration `json:"min"`
 	Max   time.Duration `json:"max"`
 }
+
+// TaskOutput is what reading a task's output found: the task and, for a
+// blocking read, whether the wait ended before the task did and how long
+// it was; for a task still running, its latest answer text.
+type TaskOutput struct {
+	Task Task
+	// TimedOut is set when a blocking wait ended before the task did.
+	TimedOut bool
+	// Waited is how long a blocking read waited.
+	Waited time.Duration
+	// Partial is the latest answer text of a task that has not finished.
+	Partial string
+}
+
+// Blocking reads of a task's output: how long one waits by default, and
+// at most.
+const (
+	DefaultBlockTimeout = 60 * time.Second
+	MaxBlockTimeout     = 600 * time.Second
+)
+
+// The task tools' names, as models and MCP clients call them.
+const (
+	TaskTool   = "superagents_task"
+	OutputTool = "superagents_output"
+	ListTool   = "superagents_list"
+	CancelTool = "superagents_cancel"
+	ClearTool  = "superagents_clear"
+)

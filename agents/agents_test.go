@@ -9,9 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/superagents/superagents/sandbox"
 	"github.com/superagents/superagents/tools"
 )
@@ -61,18 +63,18 @@ func TestSystemPrompt(t *testing.T) {
 	if got := p.SystemPrompt([]string{"read", "bash"}); got != "Base prompt." {
 		t.Errorf("without task tools: %q", got)
 	}
-	got := p.SystemPrompt([]string{"read", TaskTool, OutputTool})
-	for _, want := range []string{"Base prompt.\n\n# Background tasks\n", TaskTool, OutputTool, "fork: true"} {
+	got := p.SystemPrompt([]string{"read", sa.TaskTool, sa.OutputTool})
+	for _, want := range []string{"Base prompt.\n\n# Background tasks\n", sa.TaskTool, sa.OutputTool, "fork: true"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, got)
 		}
 	}
-	for _, absent := range []string{ListTool, CancelTool} {
+	for _, absent := range []string{sa.ListTool, sa.CancelTool} {
 		if strings.Contains(got, absent) {
 			t.Errorf("prompt names %s, which the agent does not have", absent)
 		}
 	}
-	if got := p.SystemPrompt([]string{OutputTool}); got != "Base prompt." {
+	if got := p.SystemPrompt([]string{sa.OutputTool}); got != "Base prompt." {
 		t.Errorf("output tool alone adds the section: %q", got)
 	}
 }

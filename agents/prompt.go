@@ -3,14 +3,8 @@ package agents
 import (
 	"slices"
 	"strings"
-)
 
-// Names of the background task tools, which the task manager provides.
-const (
-	TaskTool   = "superagents_task"
-	OutputTool = "superagents_output"
-	ListTool   = "superagents_list"
-	CancelTool = "superagents_cancel"
+	sa "github.com/superagents/superagents"
 )
 
 // SystemPrompt returns the system prompt of an agent of this profile that
@@ -29,26 +23,26 @@ func (p Profile) SystemPrompt(toolNames []string) string {
 
 func taskToolsGuide(toolNames []string) string {
 	has := func(name string) bool { return slices.Contains(toolNames, name) }
-	if !has(TaskTool) {
+	if !has(sa.TaskTool) {
 		return ""
 	}
 	lines := []string{
 		"# Background tasks",
-		"You can hand work to background agents with " + TaskTool + ". It starts a sub-agent on your prompt and returns a task id at once, without waiting: keep working while it runs.",
+		"You can hand work to background agents with " + sa.TaskTool + ". It starts a sub-agent on your prompt and returns a task id at once, without waiting: keep working while it runs.",
 		"- Give each task a complete, self-contained prompt and pick the agent whose description fits the work.",
 		"- Set fork: true to give the sub-agent this conversation's context, so you need not repeat what you already know.",
 		"- Start independent tasks together, but do not start a task for what one or two tool calls can do.",
 	}
-	if has(OutputTool) {
-		lines = append(lines, "- When a task finishes you are notified; then read its result with "+OutputTool+". Do not poll in a loop while you have other work.")
+	if has(sa.OutputTool) {
+		lines = append(lines, "- When a task finishes you are notified; then read its result with "+sa.OutputTool+". Do not poll in a loop while you have other work.")
 	} else {
 		lines = append(lines, "- When a task finishes you are notified with its result.")
 	}
-	if has(ListTool) {
-		lines = append(lines, "- "+ListTool+" shows your tasks and their status.")
+	if has(sa.ListTool) {
+		lines = append(lines, "- "+sa.ListTool+" shows your tasks and their status.")
 	}
-	if has(CancelTool) {
-		lines = append(lines, "- "+CancelTool+" stops a task that is no longer needed.")
+	if has(sa.CancelTool) {
+		lines = append(lines, "- "+sa.CancelTool+" stops a task that is no longer needed.")
 	}
 	return strings.Join(lines, "\n")
 }

@@ -120,7 +120,7 @@ status and progress while it runs. --block waits until it ends or the
 timeout passes (seconds; default 60, at most 600).`,
 		Args: exactArgs(1, "one task id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if most := int(runtime.MaxBlockTimeout.Seconds()); timeout < 1 || timeout > most {
+			if most := int(sa.MaxBlockTimeout.Seconds()); timeout < 1 || timeout > most {
 				return usagef("--timeout must be between 1 and %d seconds, not %d", most, timeout)
 			}
 			rt, err := a.openSessions(cmd.Context())
@@ -297,7 +297,7 @@ func (a *app) launchWorker(ctx context.Context, req workerRequest, asJSON, wait 
 			return err
 		}
 		for {
-			r, err := tt.OutputTool(ctx, "", tasktools.OutputInput{TaskID: t.ID, Block: true, Timeout: int(runtime.MaxBlockTimeout / time.Second)})
+			r, err := tt.OutputTool(ctx, "", tasktools.OutputInput{TaskID: t.ID, Block: true, Timeout: int(sa.MaxBlockTimeout / time.Second)})
 			if err != nil {
 				return err
 			}

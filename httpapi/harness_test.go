@@ -28,7 +28,6 @@ import (
 	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/sqlite"
 	"github.com/superagents/superagents/tasks"
-	"github.com/superagents/superagents/tasktools"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -354,7 +353,7 @@ func script(req llmtest.Request) llmtest.Reply {
 	case strings.HasPrefix(turn.user, "launch:"):
 		var calls []llmtest.ToolCall
 		for i, prompt := range childPrompts(strings.TrimPrefix(turn.user, "launch:")) {
-			calls = append(calls, stacktest.ToolCall(tasktools.TaskToolName, map[string]any{"description": fmt.Sprintf("child %d", i+1),
+			calls = append(calls, stacktest.ToolCall(sa.TaskTool, map[string]any{"description": fmt.Sprintf("child %d", i+1),
 				"prompt": prompt, "agent": "general"}))
 		}
 		return llmtest.Reply{ToolCalls: calls}

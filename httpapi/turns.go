@@ -6,7 +6,6 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/runtime"
-	"github.com/superagents/superagents/tasktools"
 )
 
 // newTurns is the server's record of the turns it runs in the background:
@@ -17,7 +16,7 @@ func newTurns(rt *runtime.Runtime, log *slog.Logger) *runtime.Turns {
 		Holder: runtime.HolderHTTP,
 		Log:    log,
 		Launches: func(e sa.TurnEvent) bool {
-			return e.Type == sa.TurnEventToolStart && e.Call != nil && e.Call.Name == tasktools.TaskToolName
+			return e.Type == sa.TurnEventToolStart && e.Call != nil && e.Call.Name == sa.TaskTool
 		},
 		Busy: func(session string) error {
 			return fmt.Errorf("%w in session %s: wait for it to end (GET /v1/sessions/%s shows it)", errTurnRunning, sa.ShortID(session), session)

@@ -17,7 +17,6 @@ import (
 	"github.com/superagents/superagents/internal/golden"
 	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/llm/llmtest"
-	"github.com/superagents/superagents/tasktools"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -198,7 +197,7 @@ func TestBackgroundTasksGetInstructions(t *testing.T) {
 		case func() bool { _, ok := req.LastToolResult(); return ok }():
 			return llmtest.Reply{Text: "launched"}
 		}
-		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{stacktest.ToolCall(tasktools.TaskToolName, map[string]any{
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{stacktest.ToolCall(sa.TaskTool, map[string]any{
 			"description": "verify the endpoints", "prompt": "Verify the endpoints", "agent": "general"})}}
 	})
 	stack := stacktest.OpenWith(t, t.TempDir(), ws, stacktest.Config(t, ws, srv.BaseURL()), stacktest.Extras{Instructions: text})

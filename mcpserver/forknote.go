@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/superagents/superagents/tasktools"
+	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/transcripts"
 )
 
@@ -42,7 +42,7 @@ func (s *Server) describeForkPerClient(next mcp.MethodHandler) mcp.MethodHandler
 		out := *list
 		out.Tools = make([]*mcp.Tool, len(list.Tools))
 		for i, t := range list.Tools {
-			if t.Name == tasktools.TaskToolName && strings.Contains(t.Description, forkNote) {
+			if t.Name == sa.TaskTool && strings.Contains(t.Description, forkNote) {
 				own := *t
 				own.Description = strings.Replace(t.Description, forkNote, note, 1)
 				t = &own

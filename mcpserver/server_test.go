@@ -19,7 +19,6 @@ import (
 	"github.com/superagents/superagents/internal/golden"
 	"github.com/superagents/superagents/llm/llmtest"
 	"github.com/superagents/superagents/mcpserver"
-	"github.com/superagents/superagents/tasktools"
 )
 
 var toolNames = []string{"superagents_cancel", "superagents_clear", "superagents_list", "superagents_output", "superagents_task"}
@@ -75,7 +74,7 @@ func TestInitializeAndTools(t *testing.T) {
 					continue
 				}
 				want, got := jsonValue(t, spec.InputSchema), jsonValue(t, tool.InputSchema)
-				if tool.Name == tasktools.TaskToolName {
+				if tool.Name == sa.TaskTool {
 					// Over MCP, fork hands over the connection's record, not
 					// the client's conversation, which the server never sees:
 					// the task tool says so where the manager's says "this

@@ -112,21 +112,21 @@ func (s *Server) addTools() error {
 	if err != nil {
 		return err
 	}
-	addTool(s, &mcp.Tool{Name: tasktools.TaskToolName, Description: s.tools.TaskDescriptionWith(note), InputSchema: taskSchema,
+	addTool(s, &mcp.Tool{Name: sa.TaskTool, Description: s.tools.TaskDescriptionWith(note), InputSchema: taskSchema,
 		Annotations: &mcp.ToolAnnotations{Title: "Launch a background agent"}},
 		s.taskTool, taskAnswerOf)
 	// Output, cancel and resume find a task among the client's own only
 	// (see owned).
-	addTool(s, &mcp.Tool{Name: tasktools.OutputToolName, Description: desc[tasktools.OutputToolName],
+	addTool(s, &mcp.Tool{Name: sa.OutputTool, Description: desc[sa.OutputTool],
 		Annotations: &mcp.ToolAnnotations{Title: "Background task result", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closedWorld}},
 		s.outputTool, outputAnswerOf)
-	addTool(s, &mcp.Tool{Name: tasktools.ListToolName, Description: desc[tasktools.ListToolName],
+	addTool(s, &mcp.Tool{Name: sa.ListTool, Description: desc[sa.ListTool],
 		Annotations: &mcp.ToolAnnotations{Title: "List background tasks", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closedWorld}},
 		s.listTool, listAnswerOf)
-	addTool(s, &mcp.Tool{Name: tasktools.CancelToolName, Description: desc[tasktools.CancelToolName],
+	addTool(s, &mcp.Tool{Name: sa.CancelTool, Description: desc[sa.CancelTool],
 		Annotations: &mcp.ToolAnnotations{Title: "Cancel a background task", OpenWorldHint: closedWorld}},
 		s.cancelTool, taskAnswerOf)
-	addTool(s, &mcp.Tool{Name: tasktools.ClearToolName, Description: desc[tasktools.ClearToolName],
+	addTool(s, &mcp.Tool{Name: sa.ClearTool, Description: desc[sa.ClearTool],
 		Annotations: &mcp.ToolAnnotations{Title: "Clear background tasks", IdempotentHint: true, OpenWorldHint: closedWorld}},
 		s.clearTool, clearAnswerOf)
 	return nil

@@ -187,7 +187,7 @@ func TestWakeAfterBusyTurn(t *testing.T) {
 		switch parentCalls.Add(1) {
 		case 1:
 			input, _ := json.Marshal(tasktools.TaskInput{Description: "child", Prompt: "child work", Agent: "general"})
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: tasktools.TaskToolName, Input: string(input)}, waitFor("release-parent")}}
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: sa.TaskTool, Input: string(input)}, waitFor("release-parent")}}
 		case 2:
 			return llmtest.Reply{} // ends the turn without a word
 		}

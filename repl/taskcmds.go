@@ -151,7 +151,7 @@ func cmdOutput(ctx context.Context, c *Chat, in Input) Reply {
 		return note("%s", r.Text)
 	}
 	wait := func(ctx context.Context) (string, error) {
-		r, err := c.tools.OutputTool(ctx, cur.ID, tasktools.OutputInput{TaskID: t.ID, Block: true, Timeout: int(runtime.MaxBlockTimeout / time.Second)})
+		r, err := c.tools.OutputTool(ctx, cur.ID, tasktools.OutputInput{TaskID: t.ID, Block: true, Timeout: int(sa.MaxBlockTimeout / time.Second)})
 		return r.Text, err
 	}
 	c.mu.Lock()

@@ -78,15 +78,6 @@ func (rt *Runtime) EventsNow() *events.Cursor { return rt.bus.Now() }
 // processes' included, without waiting for the next poll.
 func (rt *Runtime) SyncEvents() { rt.bus.Sync() }
 
-// Output is what TaskOutput found of a task.
-type Output = tasks.Output
-
-// Blocking waits of TaskOutput: the default, and the longest.
-const (
-	DefaultBlockTimeout = tasks.DefaultBlockTimeout
-	MaxBlockTimeout     = tasks.MaxBlockTimeout
-)
-
 // CheckResumeAgent refuses an agent named with a resume of t unless it is
 // t's own; no agent is fine.
 func (rt *Runtime) CheckResumeAgent(t sa.Task, agent string) error {
@@ -109,9 +100,9 @@ func (rt *Runtime) ClearTasks(ctx context.Context, parentSessionID string) (canc
 
 // TaskOutput returns a task's state: a completed task's result (the task
 // is then marked read), a running one's progress. With block it first
-// waits until the task ends or timeout (DefaultBlockTimeout when 0, at
-// most MaxBlockTimeout) passes.
-func (rt *Runtime) TaskOutput(ctx context.Context, ref string, block bool, timeout time.Duration) (Output, error) {
+// waits until the task ends or timeout (sa.DefaultBlockTimeout when 0, at
+// most sa.MaxBlockTimeout) passes.
+func (rt *Runtime) TaskOutput(ctx context.Context, ref string, block bool, timeout time.Duration) (sa.TaskOutput, error) {
 	return rt.tasks.Output(ctx, ref, block, timeout)
 }
 

@@ -308,7 +308,7 @@ func TestWakerWakesOncePerBatch(t *testing.T) {
 	parent := r.newSession(t)
 	woken := make(chan string, 10)
 	busy := true
-	w := r.NewWaker(func(session string) bool {
+	w := runtime.NewWaker(r.Runtime, func(session string) bool {
 		if busy { // the first time: as if a turn ran there
 			busy = false
 			return false

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/tasks"
 )
 
 // TurnState is what a process knows of a session's latest turn run by
@@ -110,7 +111,7 @@ type Turns struct {
 	// waker wakes the sessions it watches (those whose agent launched
 	// tasks in a turn run here, or those the way in names) when their
 	// tasks have ended.
-	waker *Waker
+	waker *tasks.Waker
 
 	mu      sync.Mutex
 	running map[string]*BackgroundTurn // reserved or running
@@ -173,9 +174,9 @@ func (rt *Runtime) NewTurns(opts TurnsOptions) *Turns {
 	t := &Turns{rt: rt, opts: opts, log: log, ctx: ctx, cancel: cancel,
 		running: map[string]*BackgroundTurn{}, last: map[string]TurnState{}}
 	if opts.FollowsItself {
-		t.waker = rt.NewCheckedWaker(t.wake)
+		t.waker = rt.tasks.NewCheckedWaker(t.wake)
 	} else {
-		t.waker = rt.NewWaker(t.wake)
+		t.waker = rt.tasks.NewWaker(t.wake)
 	}
 	return t
 }

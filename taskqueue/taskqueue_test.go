@@ -431,7 +431,7 @@ func TestTaskWaitsForItsTasksOnOtherNodes(t *testing.T) {
 		}
 		switch strings.Count(body, `"role":"assistant"`) {
 		case 0:
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{stacktest.ToolCall(tasktools.TaskToolName,
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{stacktest.ToolCall(sa.TaskTool,
 				tasktools.TaskInput{Description: "child", Prompt: "child-work", Agent: "general"})}}
 		case 1:
 			return llmtest.Reply{Text: "waiting for the child"}

@@ -144,7 +144,7 @@ func TestBudgetOfAThreeLevelTree(t *testing.T) {
 		for k, v := range extra {
 			in[k] = v
 		}
-		return llmtest.Reply{Usage: llmtest.Usage{OutputTokens: 1}, ToolCalls: []llmtest.ToolCall{toolCall(tasktools.TaskToolName, in)}}
+		return llmtest.Reply{Usage: llmtest.Usage{OutputTokens: 1}, ToolCalls: []llmtest.ToolCall{toolCall(sa.TaskTool, in)}}
 	}
 	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
 		f := facts(t, req)
@@ -152,7 +152,7 @@ func TestBudgetOfAThreeLevelTree(t *testing.T) {
 		switch {
 		case strings.Contains(all, "three work"):
 			return loop.reply(t)(req)
-		case f.LastName == tasktools.TaskToolName:
+		case f.LastName == sa.TaskTool:
 			return llmtest.Reply{Text: "waiting", Usage: llmtest.Usage{OutputTokens: 1}}
 		case strings.Contains(all, "two work"):
 			return spawn("three", nil)

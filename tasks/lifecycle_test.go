@@ -189,10 +189,10 @@ func TestATaskThatEndsFirstCancelsTheTasksItLaunched(t *testing.T) {
 				switch {
 				case strings.Contains(all, "level2"):
 					return sleeper(t)(req)
-				case f.LastName == tasktools.TaskToolName:
+				case f.LastName == sa.TaskTool:
 					return llmtest.Reply{Text: "level1 waiting"}
 				}
-				return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasktools.TaskToolName, map[string]any{
+				return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(sa.TaskTool, map[string]any{
 					"description": "level two", "prompt": "level2 work", "agent": "general"})}}
 			})
 			parent := h.parent(user("parent: hi"))
@@ -906,10 +906,10 @@ func TestNestedTaskFinishesWithItsOwnTasks(t *testing.T) {
 			switch {
 			case strings.Contains(f.LastUser, "finished"): // woken by the notification
 				return llmtest.Reply{Text: "level1 done after its sub-task"}
-			case f.LastName == tasktools.TaskToolName:
+			case f.LastName == sa.TaskTool:
 				return llmtest.Reply{Text: "level1 waiting"}
 			}
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasktools.TaskToolName, map[string]any{
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(sa.TaskTool, map[string]any{
 				"description": "level two", "prompt": "level2 work", "agent": "general"})}}
 		}
 		return llmtest.Reply{Text: "parent"}

@@ -19,43 +19,26 @@ func (m *Manager) List(ctx context.Context, parentSessionID string, status sa.Ta
 	return m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: parentSessionID, Status: status})
 }
 
-// Block timeouts of Output.
-const (
-	DefaultBlockTimeout = 60 * time.Second
-	MaxBlockTimeout     = 600 * time.Second
-)
-
 // BlockTimeout is how long a blocking Output waits: the timeout asked
 // for, the default when none (0 or less), never more than the maximum.
 func BlockTimeout(asked time.Duration) time.Duration {
-	return min(cmpDuration(asked, DefaultBlockTimeout), MaxBlockTimeout)
-}
-
-// Output is what Output found.
-type Output struct {
-	Task sa.Task
-	// TimedOut is set when a blocking wait ended before the task did.
-	TimedOut bool
-	// Waited is how long a blocking call waited.
-	Waited time.Duration
-	// Partial is the latest answer text of a task that has not finished.
-	Partial string
+	return min(cmpDuration(asked, sa.DefaultBlockTimeout), sa.MaxBlockTimeout)
 }
 
 // Output returns a task's state: for a completed task its result (and the
 // task is marked retrieved), for a running one its progress. With block
 // it first waits until the task ends or the timeout (default 60 s, at most
 // 600 s) passes.
-func (m *Manager) Output(ctx context.Context, ref string, block bool, timeout time.Duration) (Output, error) {
+func (m *Manager) Output(ctx context.Context, ref string, block bool, timeout time.Duration) (sa.TaskOutput, error) {
 	t, err := m.store.ResolveTask(ctx, ref)
 	if err != nil {
-		return Output{}, err
+		return sa.TaskOutput{}, err
 	}
-	var out Output
+	var out sa.TaskOutput
 	if block && t.Status.Active() {
 		start, limit := time.Now(), BlockTimeout(timeout)
 		if t, out.TimedOut, err = m.waitEnd(ctx, t.ID, limit); err != nil {
-			return Output{}, err
+			return sa.TaskOutput{}, err
 		}
 		out.Waited = time.Since(start)
 		if out.TimedOut {

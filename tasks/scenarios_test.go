@@ -36,16 +36,16 @@ func TestForkedTaskEndToEnd(t *testing.T) {
 			return llmtest.Reply{Text: "The port is 8080."}
 		}
 		switch f.LastName {
-		case tasktools.TaskToolName:
+		case sa.TaskTool:
 			id := taskIDRE.FindStringSubmatch(f.LastTool)
 			if id == nil {
 				return llmtest.Reply{Text: "launch failed: " + f.LastTool}
 			}
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasktools.OutputToolName, map[string]any{"task_id": id[1], "block": true, "timeout": 60})}}
-		case tasktools.OutputToolName:
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(sa.OutputTool, map[string]any{"task_id": id[1], "block": true, "timeout": 60})}}
+		case sa.OutputTool:
 			return llmtest.Reply{Text: "The child found: " + f.LastTool[strings.Index(f.LastTool, "Result:\n")+8:]}
 		}
-		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasktools.TaskToolName, map[string]any{
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(sa.TaskTool, map[string]any{
 			"description": "find the port", "prompt": "Find the port in config.go", "agent": "explore", "fork": true})}}
 	})
 	parent := h.parent(

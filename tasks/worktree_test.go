@@ -325,10 +325,10 @@ func TestWorktreeProfileDefault(t *testing.T) {
 	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
 		f := facts(t, req)
 		if strings.HasPrefix(f.LastUser, "delegate") && f.LastTool == "" {
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasktools.TaskToolName, tasktools.TaskInput{
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(sa.TaskTool, tasktools.TaskInput{
 				Description: "nested", Prompt: "write nested.txt inner", Agent: "general"})}}
 		}
-		if f.LastName == tasktools.TaskToolName {
+		if f.LastName == sa.TaskTool {
 			return llmtest.Reply{Text: "launched"}
 		}
 		return writer(t)(req)
@@ -374,10 +374,10 @@ func TestWorktreeFromWorktree(t *testing.T) {
 	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
 		f := facts(t, req)
 		if strings.HasPrefix(f.LastUser, "delegate") && f.LastTool == "" {
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(tasktools.TaskToolName, tasktools.TaskInput{
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall(sa.TaskTool, tasktools.TaskInput{
 				Description: "nested", Prompt: "write inner.txt inner", Agent: "general", Isolation: sa.IsolationWorktree})}}
 		}
-		if f.LastName == tasktools.TaskToolName {
+		if f.LastName == sa.TaskTool {
 			return llmtest.Reply{Text: "launched"}
 		}
 		return writer(t)(req)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/runtime"
 )
 
 // Indicators shows "(forked)" and "(resumed)" as TASK-LIST-2 asks: after the
@@ -59,7 +58,7 @@ func timing(t sa.Task, now time.Time) string {
 }
 
 // formatOutput is superagents_output's answer.
-func formatOutput(out runtime.Output, now time.Time) string {
+func formatOutput(out sa.TaskOutput, now time.Time) string {
 	t := out.Task
 	name := fmt.Sprintf("Task %s (%q)", t.ID, t.Description)
 	var b strings.Builder

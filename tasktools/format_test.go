@@ -7,7 +7,6 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/internal/golden"
-	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/tasks"
 )
 
@@ -48,16 +47,16 @@ func TestToolTextsGolden(t *testing.T) {
 	b.WriteString("== empty list\n" + formatList(nil, now) + "\n\n")
 	outputs := []struct {
 		name string
-		out  runtime.Output
+		out  sa.TaskOutput
 	}{
-		{"completed", runtime.Output{Task: forked}},
-		{"running", runtime.Output{Task: running, Partial: "Reading the second chapter."}},
-		{"timed out", runtime.Output{Task: running, TimedOut: true, Waited: 60 * time.Second, Partial: "Still reading."}},
-		{"queued", runtime.Output{Task: queued}},
-		{"cancelled", runtime.Output{Task: plain}},
-		{"cancelled with its parent", runtime.Output{Task: orphan}},
-		{"resume cancelled", runtime.Output{Task: resumeCancelled}},
-		{"resume failed", runtime.Output{Task: resumeFailed}},
+		{"completed", sa.TaskOutput{Task: forked}},
+		{"running", sa.TaskOutput{Task: running, Partial: "Reading the second chapter."}},
+		{"timed out", sa.TaskOutput{Task: running, TimedOut: true, Waited: 60 * time.Second, Partial: "Still reading."}},
+		{"queued", sa.TaskOutput{Task: queued}},
+		{"cancelled", sa.TaskOutput{Task: plain}},
+		{"cancelled with its parent", sa.TaskOutput{Task: orphan}},
+		{"resume cancelled", sa.TaskOutput{Task: resumeCancelled}},
+		{"resume failed", sa.TaskOutput{Task: resumeFailed}},
 	}
 	for _, o := range outputs {
 		b.WriteString("== output " + o.name + "\n" + formatOutput(o.out, now) + "\n\n")
@@ -76,7 +75,7 @@ func TestBlockTimeout(t *testing.T) {
 		{601, 600 * time.Second},     // capped
 		{1 << 62, 600 * time.Second}, // no overflow into a short wait
 	} {
-		if got := tasks.BlockTimeout(seconds(tt.tool, runtime.MaxBlockTimeout)); got != tt.want {
+		if got := tasks.BlockTimeout(seconds(tt.tool, sa.MaxBlockTimeout)); got != tt.want {
 			t.Errorf("superagents_output timeout %d waits %s, want %s", tt.tool, got, tt.want)
 		}
 	}

@@ -14,19 +14,9 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/agents"
 	"github.com/superagents/superagents/cost"
 	"github.com/superagents/superagents/runtime"
 	"github.com/superagents/superagents/tools"
-)
-
-// Tool names.
-const (
-	TaskToolName   = agents.TaskTool
-	OutputToolName = agents.OutputTool
-	ListToolName   = agents.ListTool
-	CancelToolName = agents.CancelTool
-	ClearToolName  = "superagents_clear"
 )
 
 // TaskInput is the input of superagents_task.
@@ -101,19 +91,19 @@ type Tools struct {
 func New(rt *runtime.Runtime) (*Tools, error) {
 	t := &Tools{rt: rt}
 	var err error
-	if t.task, err = tools.Define[TaskInput](TaskToolName, t.TaskDescription(), false); err != nil {
+	if t.task, err = tools.Define[TaskInput](sa.TaskTool, t.TaskDescription(), false); err != nil {
 		return nil, err
 	}
-	if t.output, err = tools.Define[OutputInput](OutputToolName, outputDescription, true); err != nil {
+	if t.output, err = tools.Define[OutputInput](sa.OutputTool, outputDescription, true); err != nil {
 		return nil, err
 	}
-	if t.list, err = tools.Define[ListInput](ListToolName, listDescription, true); err != nil {
+	if t.list, err = tools.Define[ListInput](sa.ListTool, listDescription, true); err != nil {
 		return nil, err
 	}
-	if t.cancel, err = tools.Define[CancelInput](CancelToolName, cancelDescription, true); err != nil {
+	if t.cancel, err = tools.Define[CancelInput](sa.CancelTool, cancelDescription, true); err != nil {
 		return nil, err
 	}
-	if t.clear, err = tools.Define[ClearInput](ClearToolName, clearDescription, true); err != nil {
+	if t.clear, err = tools.Define[ClearInput](sa.ClearTool, clearDescription, true); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -190,11 +180,11 @@ func asResult(ctx context.Context) func(Reply, error) (tools.Result, error) {
 // front ends (the MCP server) to offer the same tools.
 func (m *Tools) Descriptions() map[string]string {
 	return map[string]string{
-		TaskToolName:   m.TaskDescription(),
-		OutputToolName: outputDescription,
-		ListToolName:   listDescription,
-		CancelToolName: cancelDescription,
-		ClearToolName:  clearDescription,
+		sa.TaskTool:   m.TaskDescription(),
+		sa.OutputTool: outputDescription,
+		sa.ListTool:   listDescription,
+		sa.CancelTool: cancelDescription,
+		sa.ClearTool:  clearDescription,
 	}
 }
 
@@ -288,7 +278,7 @@ func (m *Tools) OutputTool(ctx context.Context, _ string, in OutputInput) (Reply
 	if in.Timeout < 0 {
 		return Reply{}, fmt.Errorf("%w: timeout cannot be negative", sa.ErrInvalid)
 	}
-	out, err := m.rt.TaskOutput(ctx, in.TaskID, in.Block, seconds(in.Timeout, runtime.MaxBlockTimeout))
+	out, err := m.rt.TaskOutput(ctx, in.TaskID, in.Block, seconds(in.Timeout, sa.MaxBlockTimeout))
 	if err != nil {
 		return Reply{}, err
 	}

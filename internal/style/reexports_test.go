@@ -24,10 +24,7 @@ var reexportExceptions = map[string]string{
 // pendingReexports are re-exports still there, being removed: each must
 // still be one (the test fails when it is gone, so that it comes off the
 // list).
-var pendingReexports = []string{
-	"runtime.DefaultBlockTimeout", "runtime.LaunchRequest", "runtime.MaxBlockTimeout", "runtime.Output", "runtime.Waker",
-	"tasktools.CancelToolName", "tasktools.FieldError", "tasktools.ListToolName", "tasktools.OutputToolName", "tasktools.TaskToolName",
-}
+var pendingReexports = []string{}
 
 // reexports lists the re-exports of the module's non-test code, of names
 // of the module's packages (modPath's), as "package.Name" (the package
