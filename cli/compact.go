@@ -36,7 +36,7 @@ share of the model's context window (see [compaction] in config.toml).`,
 			if err != nil {
 				return err
 			}
-			res, err := rt.Compact(ctx, sess.ID, runtime.HolderCLI, model, strings.Join(args[1:], " "))
+			res, err := rt.Sessions().Compact(ctx, sess.ID, runtime.HolderCLI, model, strings.Join(args[1:], " "))
 			if err != nil {
 				return err
 			}

@@ -58,7 +58,7 @@ before its answer.`,
 			}
 			// The session is this command's until it exits (its wakes
 			// included): no other turn, in any process, runs there meanwhile.
-			turn, err := rt.Begin(ctx, sess.ID, runtime.HolderRun)
+			turn, err := rt.Sessions().Begin(ctx, sess.ID, runtime.HolderRun)
 			if err != nil {
 				return err
 			}
@@ -97,7 +97,7 @@ before its answer.`,
 // warnTasksStop warns that the session's background tasks running here
 // stop when run exits without --wait.
 func (a *app) warnTasksStop(rt *runtime.Runtime, sessionID string) {
-	if n := rt.ActiveTasks(sessionID); n > 0 {
+	if n := rt.Tasks().Active(sessionID); n > 0 {
 		fmt.Fprintf(a.env.Stderr, "warning: %d background task(s) of this session stop now that run exits; use --wait to let them finish\n", n)
 	}
 }
@@ -106,16 +106,16 @@ func (a *app) warnTasksStop(rt *runtime.Runtime, sessionID string) {
 // be one a turn may run in), or the new one it creates.
 func (a *app) runSession(ctx context.Context, rt *runtime.Runtime, sessionID string, ns sa.NewSession) (sa.Session, error) {
 	if sessionID == "" {
-		return rt.CreateSession(ctx, ns)
+		return rt.Sessions().Create(ctx, ns)
 	}
 	sess, err := a.resolveSession(ctx, sessionID)
 	if err != nil {
 		return sa.Session{}, err
 	}
-	if err := rt.CheckWritable(ctx, sess.ID); err != nil {
+	if err := rt.Sessions().CheckWritable(ctx, sess.ID); err != nil {
 		return sa.Session{}, err
 	}
-	if err := rt.CheckSession(sess); err != nil {
+	if err := rt.Sessions().Check(sess); err != nil {
 		return sa.Session{}, err
 	}
 	return sess, nil

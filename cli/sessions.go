@@ -168,7 +168,7 @@ func (a *app) appendCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			stored, err := rt.Append(cmd.Context(), sess.ID, runtime.HolderCLI, sa.Message{Role: r, Parts: []sa.Part{sa.TextPart(text)}})
+			stored, err := rt.Sessions().Append(cmd.Context(), sess.ID, runtime.HolderCLI, sa.Message{Role: r, Parts: []sa.Part{sa.TextPart(text)}})
 			if err != nil {
 				return err
 			}
@@ -205,7 +205,7 @@ afterwards are seen only by that one. Prints the child's id.`,
 			if err != nil {
 				return err
 			}
-			child, err := rt.Fork(cmd.Context(), parent.ID, sa.ForkOptions{Agent: agent, Title: title})
+			child, err := rt.Sessions().Fork(cmd.Context(), parent.ID, sa.ForkOptions{Agent: agent, Title: title})
 			if err != nil {
 				return err
 			}
@@ -233,7 +233,7 @@ func (a *app) clearCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			stored, err := rt.Clear(cmd.Context(), sess.ID, runtime.HolderCLI)
+			stored, err := rt.Sessions().Clear(cmd.Context(), sess.ID, runtime.HolderCLI)
 			if err != nil {
 				return err
 			}
@@ -310,7 +310,7 @@ cancelled (the process running them stops them within moments).`,
 			if err != nil {
 				return err
 			}
-			if err := rt.Delete(cmd.Context(), sess.ID); err != nil {
+			if err := rt.Sessions().Delete(cmd.Context(), sess.ID); err != nil {
 				return err
 			}
 			if asJSON {

@@ -225,7 +225,7 @@ worktree runs it in a git worktree of its own, on a branch named after it.
 			if err != nil {
 				return err
 			}
-			if err := rt.CheckTask(req.request("")); err != nil {
+			if err := rt.Tasks().Check(req.request("")); err != nil {
 				return taskRequestError(err)
 			}
 			return a.launchWorker(cmd.Context(), req, asJSON, wait)
@@ -406,7 +406,7 @@ func (a *app) workerLaunch(ctx context.Context, rt *runtime.Runtime, req workerR
 		}
 		parent = sess.ID
 	}
-	t, _, err := rt.SubmitTask(ctx, req.request(parent))
+	t, _, err := rt.Tasks().Submit(ctx, req.request(parent))
 	return t, taskRequestError(err)
 }
 
@@ -448,7 +448,7 @@ func (a *app) taskWorkCommand() *cobra.Command {
 			fmt.Fprintf(a.env.Stderr, "running task %s\n", t.ID)
 			// Until the task this process runs has ended (on a PostgreSQL
 			// database the cluster's nodes run it: nothing to wait for).
-			return rt.WaitLocalTasks(ctx, t.ParentSessionID)
+			return rt.Tasks().WaitLocal(ctx, t.ParentSessionID)
 		},
 	}
 	cmd.Flags().StringVar(&req.session, "session", "", "")

@@ -53,16 +53,16 @@ func TestWorkerRunsQueuedTasks(t *testing.T) {
 	st, rt := stacktest.OpenNode(t, url, t.TempDir(), config.Default(), stacktest.NodeOptions{})
 	defer st.Close()
 	defer rt.Close(context.Background())
-	parent, err := rt.CreateSession(context.Background(), sa.NewSession{Agent: "general", Model: "offline"})
+	parent, err := rt.Sessions().Create(context.Background(), sa.NewSession{Agent: "general", Model: "offline"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, _, err := rt.SubmitTask(context.Background(), runtime.TaskRequest{Parent: parent.ID,
+	task, _, err := rt.Tasks().Submit(context.Background(), runtime.TaskRequest{Parent: parent.ID,
 		Description: "sum", Prompt: "What is 20+22?", Agent: "general"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := rt.TaskOutput(context.Background(), task.ID, true, time.Minute)
+	out, err := rt.Tasks().Output(context.Background(), task.ID, true, time.Minute)
 	if err != nil || out.TimedOut || out.Task.Status != sa.TaskCompleted || !strings.Contains(out.Task.Result, "42") {
 		t.Fatalf("the queued task: %+v, %v\nworker: %s", out, err, stderr.String())
 	}

@@ -188,7 +188,7 @@ func (c badRequest) body(t *testing.T) map[string]any {
 // httpWay sends a request as POST /v1/tasks to a server on loopback.
 func httpWay(t *testing.T, ws string) func(*testing.T, badRequest) string {
 	s := stack(t, ws)
-	parent, err := s.Runtime.CreateSession(context.Background(), sa.NewSession{Agent: "general"})
+	parent, err := s.Runtime.Sessions().Create(context.Background(), sa.NewSession{Agent: "general"})
 	if err != nil {
 		t.Fatal(err)
 	}

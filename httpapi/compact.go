@@ -34,7 +34,7 @@ func (s *Server) compactSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	res, err := s.rt.Compact(ctx, sess.ID, runtime.HolderHTTP, req.Model, req.Instructions)
+	res, err := s.rt.Sessions().Compact(ctx, sess.ID, runtime.HolderHTTP, req.Model, req.Instructions)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -121,7 +121,7 @@ func openEventStream(w http.ResponseWriter, after int64, snap *snapshot) (*event
 // heartbeat when none has come for a while, until the client leaves, the
 // server shuts down, or the bus closes.
 func (s *Server) sendChanges(ctx context.Context, stream *eventWriter, after int64) {
-	cursor := s.rt.EventsFrom(after)
+	cursor := s.rt.Events().From(after)
 	// Events that are ready at once go out together: the stream is
 	// flushed when the cursor has nothing more to give right now.
 	ready, notReady := context.WithCancel(ctx)

@@ -59,7 +59,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sess, err := s.rt.CreateSession(r.Context(), sa.NewSession{Agent: req.Agent, Model: req.Model, Title: req.Title, Origin: sa.OriginHTTP})
+	sess, err := s.rt.Sessions().Create(r.Context(), sa.NewSession{Agent: req.Agent, Model: req.Model, Title: req.Title, Origin: sa.OriginHTTP})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -158,7 +158,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if err := s.rt.CheckSession(sa.Session{Agent: sess.Agent, Model: cmp.Or(req.Model, sess.Model)}); err != nil {
+	if err := s.rt.Sessions().Check(sa.Session{Agent: sess.Agent, Model: cmp.Or(req.Model, sess.Model)}); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -211,7 +211,7 @@ func (s *Server) notTaskSession(ctx context.Context, sessionID, why string) erro
 // session of an MCP client (its parent session, which only records its
 // tasks' notices) or one whose agent was removed from the configuration.
 func (s *Server) hasAgent(sess sa.Session) error {
-	if _, err := s.rt.Profile(sess.Agent); err == nil {
+	if _, err := s.rt.Agents().Profile(sess.Agent); err == nil {
 		return nil
 	}
 	if sess.Agent == sa.MCPClientAgent {
@@ -219,7 +219,7 @@ func (s *Server) hasAgent(sess sa.Session) error {
 			"create a session with POST /v1/sessions, or launch a task with POST /v1/tasks", sa.ShortID(sess.ID))
 	}
 	return errStatus(http.StatusConflict, "session %s runs agent %q, which is not defined any more: available agents are %s; fork the session with another agent",
-		sa.ShortID(sess.ID), sess.Agent, strings.Join(s.rt.AgentNames(), ", "))
+		sa.ShortID(sess.ID), sess.Agent, strings.Join(s.rt.Agents().Names(), ", "))
 }
 
 func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
@@ -232,7 +232,7 @@ func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Agent != "" {
-		if _, err := s.rt.Profile(req.Agent); err != nil {
+		if _, err := s.rt.Agents().Profile(req.Agent); err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -243,7 +243,7 @@ func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	child, err := s.rt.Fork(ctx, parent.ID, sa.ForkOptions{Agent: req.Agent, Title: req.Title})
+	child, err := s.rt.Sessions().Fork(ctx, parent.ID, sa.ForkOptions{Agent: req.Agent, Title: req.Title})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -266,7 +266,7 @@ func (s *Server) clearSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	stored, err := s.rt.Clear(r.Context(), sess.ID, runtime.HolderHTTP)
+	stored, err := s.rt.Sessions().Clear(r.Context(), sess.ID, runtime.HolderHTTP)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -282,7 +282,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if err := s.rt.Delete(r.Context(), sess.ID); err != nil {
+	if err := s.rt.Sessions().Delete(r.Context(), sess.ID); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -301,7 +301,7 @@ func (s *Server) clearTasks(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	cancelled, cleared, _, err := s.rt.ClearTasks(r.Context(), sess.ID)
+	cancelled, cleared, _, err := s.rt.Tasks().Clear(r.Context(), sess.ID)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -246,7 +246,7 @@ func TestSessionWritesFollowTheLease(t *testing.T) {
 	// A second process on the same data directory holds the session.
 	other := stacktest.Open(t, h.dir, h.ws, h.cfg)
 	t.Cleanup(func() { other.Close() })
-	turn, err := other.Runtime.Begin(context.Background(), sess.ID, runtime.HolderChat)
+	turn, err := other.Runtime.Sessions().Begin(context.Background(), sess.ID, runtime.HolderChat)
 	if err != nil {
 		t.Fatal(err)
 	}

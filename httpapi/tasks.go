@@ -86,7 +86,7 @@ func (s *Server) listAgents(w http.ResponseWriter, _ *http.Request) {
 		Model       string `json:"model,omitempty"`
 	}
 	var out []agentView
-	for _, p := range s.rt.Agents() {
+	for _, p := range s.rt.Agents().List() {
 		out = append(out, agentView{Name: p.Name, Description: p.Description, Model: p.Model})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"agents": out})
@@ -220,7 +220,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 	}
 	req := runtime.TaskRequest{Description: body.Description, Prompt: body.Prompt, Agent: body.Agent, Fork: body.Fork,
 		Resume: body.Resume, Timeout: body.Timeout, MaxCost: body.MaxCost, MaxTokens: body.MaxTokens, Isolation: body.Isolation}
-	if err := s.rt.CheckTask(req); err != nil {
+	if err := s.rt.Tasks().Check(req); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -232,7 +232,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, inField("resume", err))
 			return
 		}
-		if err := s.rt.CheckResumeAgent(t, req.Agent); err != nil {
+		if err := s.rt.Tasks().CheckResumeAgent(t, req.Agent); err != nil {
 			s.fail(w, r, inField("agent", err))
 			return
 		}
@@ -249,7 +249,7 @@ func (s *Server) launchTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Parent = parent.ID
-	t, _, err := s.rt.SubmitTask(r.Context(), req)
+	t, _, err := s.rt.Tasks().Submit(r.Context(), req)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -282,7 +282,7 @@ func (s *Server) taskMessages(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) cancelTask(w http.ResponseWriter, r *http.Request) {
-	t, err := s.rt.CancelTask(r.Context(), r.PathValue("id"))
+	t, err := s.rt.Tasks().Cancel(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -304,7 +304,7 @@ func (s *Server) resumeTask(w http.ResponseWriter, r *http.Request) {
 // resume sends a follow-up to a completed task, which runs it in the
 // background: 202 Accepted.
 func (s *Server) resume(w http.ResponseWriter, r *http.Request, ref, prompt string) {
-	t, _, err := s.rt.SubmitTask(r.Context(), runtime.TaskRequest{Resume: ref, Prompt: prompt})
+	t, _, err := s.rt.Tasks().Submit(r.Context(), runtime.TaskRequest{Resume: ref, Prompt: prompt})
 	if err != nil {
 		s.fail(w, r, err)
 		return

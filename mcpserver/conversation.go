@@ -136,8 +136,8 @@ func (s *Server) conversationSession(ctx context.Context, c *client, create bool
 		err  error
 	)
 	if create {
-		link, err = s.rt.OpenConversation(ctx, host, id, title(c.info)+" · "+c.conv.label())
-	} else if link, err = s.rt.Conversation(ctx, host, id); errors.Is(err, sa.ErrNotFound) {
+		link, err = s.rt.Sessions().OpenConversation(ctx, host, id, title(c.info)+" · "+c.conv.label())
+	} else if link, err = s.rt.Sessions().Conversation(ctx, host, id); errors.Is(err, sa.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
@@ -174,7 +174,7 @@ func (s *Server) delivered(ctx context.Context, c *client, upTo int64) {
 	if c.link == nil || c.link.NoticesDelivered >= upTo {
 		return
 	}
-	moved, err := s.rt.DeliverNotices(ctx, *c.link, upTo)
+	moved, err := s.rt.Sessions().DeliverNotices(ctx, *c.link, upTo)
 	if err != nil {
 		s.log.Debug("notice position not stored", "session", c.link.SessionID, "error", err)
 		return

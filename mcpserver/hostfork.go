@@ -96,7 +96,7 @@ func (s *Server) hostConversation(ctx context.Context, req *mcp.CallToolRequest)
 	}
 	// What the find read is imported as it is, when it is what the import
 	// needs (a first import reads from the start), rather than read again.
-	imp, err := s.rt.ImportHostRead(ctx, t, &read, sa.NewSession{Agent: sa.MCPClientAgent})
+	imp, err := s.rt.Sessions().ImportHostRead(ctx, t, &read, sa.NewSession{Agent: sa.MCPClientAgent})
 	if err != nil {
 		return hostFork{transcript: &t, note: fmt.Sprintf("The fork carries no host conversation: %s session %s could not be imported (%v).", host.Label(), t.SessionID, err)}
 	}

@@ -22,7 +22,7 @@ func (s *Server) checkModel(agent string) error {
 	if !cfg.Defaulted {
 		return nil
 	}
-	profile, err := s.rt.Profile(agent)
+	profile, err := s.rt.Agents().Profile(agent)
 	if err != nil {
 		return nil // the launch reports the unknown agent
 	}

@@ -201,7 +201,7 @@ func New(opts Options) (*Server, error) {
 		stop()
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
-	cursor := s.rt.EventsNow() // before New returns, so no ending is missed
+	cursor := s.rt.Events().Now() // before New returns, so no ending is missed
 	s.wg.Add(1)
 	go s.forward(ctx, cursor)
 	return s, nil
@@ -376,7 +376,7 @@ func (s *Server) parent(ctx context.Context, req *mcp.CallToolRequest, fork *hos
 			return nil, err
 		}
 	} else if create {
-		sess, err := s.rt.CreateClientSession(ctx, title(c.info))
+		sess, err := s.rt.Sessions().CreateForClient(ctx, title(c.info))
 		if err != nil {
 			return nil, fmt.Errorf("create the session of this MCP client: %w", err)
 		}

@@ -83,7 +83,7 @@ func (s *Server) installTasks() error {
 		return err
 	}
 	s.notifier = n
-	cursor := s.rt.EventsNow() // before New returns, so no change is missed
+	cursor := s.rt.Events().Now() // before New returns, so no change is missed
 	s.wg.Add(1)
 	go s.followTasks(s.ctx, cursor)
 	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -206,7 +206,7 @@ func (b taskBackend) Cancel(ctx context.Context, caller, id string) error {
 	if err != nil || !t.Status.Active() {
 		return err
 	}
-	if _, err := b.s.rt.CancelTask(ctx, t.ID); err != nil && !errors.Is(err, sa.ErrConflict) {
+	if _, err := b.s.rt.Tasks().Cancel(ctx, t.ID); err != nil && !errors.Is(err, sa.ErrConflict) {
 		return err
 	}
 	return nil
@@ -219,7 +219,7 @@ func (b taskBackend) awaiting(ctx context.Context, t sa.Task, st mcptasks.State)
 	if !t.MayAsk {
 		return st, nil
 	}
-	reqs, err := b.s.rt.PendingInputs(ctx, t.ID)
+	reqs, err := b.s.rt.Tasks().PendingInputs(ctx, t.ID)
 	if err != nil {
 		return mcptasks.State{}, err
 	}
@@ -262,7 +262,7 @@ func (b taskBackend) Update(ctx context.Context, caller, id string, responses mc
 		}
 		answers[k] = raw
 	}
-	_, err = b.s.rt.AnswerInputs(ctx, t.ID, answers)
+	_, err = b.s.rt.Tasks().AnswerInputs(ctx, t.ID, answers)
 	var ended *sa.TaskEndedError
 	if errors.As(err, &ended) {
 		return fmt.Errorf("%w: %v", mcptasks.ErrEnded, err)

@@ -137,7 +137,7 @@ func (s *Server) addTools() error {
 // continues one of the client's own tasks, with that task's agent.
 func (s *Server) taskTool(ctx context.Context, req *mcp.CallToolRequest, in tasktools.TaskInput) (tasktools.Reply, error) {
 	// Refused before the client's session is looked for or made.
-	if err := s.rt.CheckTask(in.Request("", "")); err != nil {
+	if err := s.rt.Tasks().Check(in.Request("", "")); err != nil {
 		return tasktools.Reply{}, err
 	}
 	if in.Fork && in.Resume == "" {
@@ -257,7 +257,7 @@ func (s *Server) reportProgress(ctx context.Context, req *mcp.CallToolRequest, r
 	if token == nil {
 		return func() {}
 	}
-	cursor := s.rt.EventsNow() // before reading the task, so no change is missed
+	cursor := s.rt.Events().Now() // before reading the task, so no change is missed
 	t, err := s.store.ResolveTask(ctx, ref)
 	if err != nil || !t.Status.Active() {
 		return func() {} // the tool itself reports it

@@ -77,7 +77,7 @@ func (f *follower) wait() {
 // startFollowing reads the tree's running tasks, then follows the change
 // log from before that read, so that nothing is missed.
 func (c *Chat) startFollowing(ctx context.Context) error {
-	cursor := c.rt.EventsNow()
+	cursor := c.rt.Events().Now()
 	active, err := c.store.ListTasks(ctx, sa.TaskFilter{Active: true})
 	if err != nil {
 		return fmt.Errorf("list the running tasks: %w", err)
@@ -228,7 +228,7 @@ func (c *Chat) canWakeLocked(a *agentState) bool {
 func (c *Chat) RunningTasks() int {
 	n := 0
 	for _, id := range c.agentIDs() {
-		n += c.rt.ActiveTasks(id)
+		n += c.rt.Tasks().Active(id)
 	}
 	return n
 }
@@ -268,9 +268,9 @@ func (c *Chat) Settle(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if c.rt.ActiveTasks(id) > 0 || len(active) > 0 {
+			if c.rt.Tasks().Active(id) > 0 || len(active) > 0 {
 				waited = true
-				if err := c.rt.WaitTasks(ctx, id); err != nil {
+				if err := c.rt.Tasks().Wait(ctx, id); err != nil {
 					return err
 				}
 			}
@@ -300,7 +300,7 @@ func (c *Chat) catchUp(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c.rt.SyncEvents()
+	c.rt.Events().Sync()
 	f := &c.follow
 	for {
 		f.mu.Lock()
@@ -344,7 +344,7 @@ func (c *Chat) cancelTasks(ctx context.Context, ids []string) (int, error) {
 			return n, err
 		}
 		for _, t := range list {
-			if _, err := c.rt.CancelTask(ctx, t.ID); err == nil {
+			if _, err := c.rt.Tasks().Cancel(ctx, t.ID); err == nil {
 				n++
 			} else if !errors.Is(err, sa.ErrConflict) { // ended meanwhile
 				return n, err

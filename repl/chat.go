@@ -228,7 +228,7 @@ func (c *Chat) open(ctx context.Context, opts Options) error {
 		c.current, err = c.store.Session(ctx, opts.Session)
 		if err == nil {
 			// A task's session is the task's: the chat would write to it.
-			err = c.rt.CheckWritable(ctx, c.current.ID)
+			err = c.rt.Sessions().CheckWritable(ctx, c.current.ID)
 		}
 		c.restored = true
 	} else {
@@ -262,7 +262,7 @@ type chatStore interface {
 // newRoot creates the root session of a new chat, once its agent and
 // model are known to work.
 func (c *Chat) newRoot(ctx context.Context, agentName, model string) (sa.Session, error) {
-	return c.rt.CreateSession(ctx, sa.NewSession{Agent: agentName, Model: model, Origin: sa.OriginChat})
+	return c.rt.Sessions().Create(ctx, sa.NewSession{Agent: agentName, Model: model, Origin: sa.OriginChat})
 }
 
 // SetSink sets where events go. Call it before the first turn.
@@ -393,7 +393,7 @@ func (c *Chat) Close() error {
 	if err != nil || len(kids) > 0 {
 		return nil
 	}
-	if err := c.rt.Delete(ctx, c.created); err != nil {
+	if err := c.rt.Sessions().Delete(ctx, c.created); err != nil {
 		return fmt.Errorf("remove the unused session %s: %w", sa.ShortID(c.created), err)
 	}
 	return nil

@@ -168,7 +168,7 @@ func cmdFork(ctx context.Context, c *Chat, in Input) Reply {
 	if err != nil {
 		return refused(err)
 	}
-	child, err := c.rt.Fork(ctx, parent.ID, sa.ForkOptions{Model: model})
+	child, err := c.rt.Sessions().Fork(ctx, parent.ID, sa.ForkOptions{Model: model})
 	if err != nil {
 		return failed(fmt.Sprintf("cannot fork %s: %v", sa.ShortID(parent.ID), err))
 	}
@@ -197,7 +197,7 @@ func cmdClear(ctx context.Context, c *Chat, _ Input) Reply {
 		// The model is a setting, not context: it survives the clear.
 		keep = append(keep, commandMessage(modelPrefix+model))
 	}
-	if _, err := c.rt.Clear(ctx, cur.ID, runtime.HolderChat, keep...); err != nil {
+	if _, err := c.rt.Sessions().Clear(ctx, cur.ID, runtime.HolderChat, keep...); err != nil {
 		return failed(fmt.Sprintf("cannot clear %s: %s", sa.ShortID(cur.ID), runtime.Describe(err)))
 	}
 	return note("Context cleared: %s starts over (agents forked from it keep what they inherited).", sa.ShortID(cur.ID))
@@ -367,7 +367,7 @@ func cmdModel(ctx context.Context, c *Chat, in Input) Reply {
 		c.mu.Unlock()
 		if m == "" {
 			var err error
-			if m, err = c.rt.ModelOf(cur); err != nil {
+			if m, err = c.rt.Sessions().Model(cur); err != nil {
 				return failed(err.Error())
 			}
 		}
@@ -379,7 +379,7 @@ func cmdModel(ctx context.Context, c *Chat, in Input) Reply {
 // setModel checks a model string and makes it the model of the agent's
 // later turns, recorded in its session so that a restart keeps it.
 func (c *Chat) setModel(ctx context.Context, model string) Reply {
-	if err := c.rt.CheckModel(model); err != nil {
+	if err := c.rt.Agents().CheckModel(model); err != nil {
 		return failed(errorText(err, model))
 	}
 	cur := c.Current()
@@ -387,7 +387,7 @@ func (c *Chat) setModel(ctx context.Context, model string) Reply {
 	if err != nil {
 		return failed(err.Error())
 	}
-	if _, err := c.rt.Append(ctx, cur.ID, runtime.HolderChat, commandMessage(modelPrefix+model)); err != nil {
+	if _, err := c.rt.Sessions().Append(ctx, cur.ID, runtime.HolderChat, commandMessage(modelPrefix+model)); err != nil {
 		return failed(fmt.Sprintf("cannot record the model: %s", runtime.Describe(err)))
 	}
 	c.mu.Lock()
@@ -451,7 +451,7 @@ func cmdCompact(ctx context.Context, c *Chat, in Input) Reply {
 	}
 	instructions := in.parsed.text
 	compactIt := func(ctx context.Context) (string, error) {
-		res, err := c.rt.Compact(ctx, cur.ID, runtime.HolderChat, model, instructions)
+		res, err := c.rt.Sessions().Compact(ctx, cur.ID, runtime.HolderChat, model, instructions)
 		if err != nil {
 			return "", errors.New(runtime.Describe(err))
 		}

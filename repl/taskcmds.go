@@ -50,7 +50,7 @@ func cmdTask(ctx context.Context, c *Chat, in Input) Reply {
 	if err != nil {
 		return failed(err.Error())
 	}
-	t, _, err := c.rt.SubmitTask(ctx, req)
+	t, _, err := c.rt.Tasks().Submit(ctx, req)
 	if err != nil {
 		return taskFailed(taskRequestError(err), args.words[0])
 	}
@@ -181,7 +181,7 @@ func cmdCancel(ctx context.Context, c *Chat, in Input) Reply {
 }
 
 func cmdResume(ctx context.Context, c *Chat, in Input) Reply {
-	t, _, err := c.rt.SubmitTask(ctx, runtime.TaskRequest{Resume: in.parsed.words[0], Prompt: in.parsed.text})
+	t, _, err := c.rt.Tasks().Submit(ctx, runtime.TaskRequest{Resume: in.parsed.words[0], Prompt: in.parsed.text})
 	if err != nil {
 		return taskFailed(taskRequestError(err), in.parsed.words[0])
 	}

@@ -36,112 +36,106 @@ func (rt *Runtime) SandboxWarning() string { return rt.engine.SandboxWarning() }
 // Profile returns the agent profile of a name (the default agent's for
 // ""), or an error wrapping sa.ErrUnknownAgent that lists the ones there
 // are.
-func (rt *Runtime) Profile(name string) (agents.Profile, error) { return rt.engine.Profile(name) }
+func (as Agents) Profile(name string) (agents.Profile, error) { return as.rt.engine.Profile(name) }
 
 // Agents are the agent profiles one can run, by name.
-func (rt *Runtime) Agents() []agents.Profile { return rt.engine.Agents.List() }
+func (as Agents) List() []agents.Profile { return as.rt.engine.Agents.List() }
 
 // AgentNames are the names of the agent profiles, sorted.
-func (rt *Runtime) AgentNames() []string { return rt.engine.Agents.Names() }
+func (as Agents) Names() []string { return as.rt.engine.Agents.Names() }
 
 // CheckSession reports whether a session could run a turn: its agent
 // exists and its model's provider can be opened (a known provider, a key
 // if it needs one). Ways in check before they create anything.
-func (rt *Runtime) CheckSession(sess sa.Session) error { return rt.engine.Check(sess) }
+func (ss Sessions) Check(sess sa.Session) error { return ss.rt.engine.Check(sess) }
 
 // ModelOf is the model a session's next turn runs: the session's own,
 // else its profile's, else the configured default.
-func (rt *Runtime) ModelOf(sess sa.Session) (string, error) {
-	profile, err := rt.engine.Profile(sess.Agent)
+func (ss Sessions) Model(sess sa.Session) (string, error) {
+	profile, err := ss.rt.engine.Profile(sess.Agent)
 	if err != nil {
 		return "", err
 	}
-	return rt.engine.ModelFor(sess, profile, ""), nil
+	return ss.rt.engine.ModelFor(sess, profile, ""), nil
 }
 
 // CheckModel reports whether a model string names a model that can run
 // (a known provider, a key if it needs one).
-func (rt *Runtime) CheckModel(model string) error {
-	_, _, err := rt.engine.Models.Open(model)
+func (as Agents) CheckModel(model string) error {
+	_, _, err := as.rt.engine.Models.Open(model)
 	return err
 }
 
 // EventsFrom is a cursor on the change log from after the change with id
 // after, for a way in that reads it at its own pace (Events is the same
 // as a sequence).
-func (rt *Runtime) EventsFrom(after int64) *events.Cursor { return rt.bus.From(after) }
+func (es Events) From(after int64) *events.Cursor { return es.rt.bus.From(after) }
 
 // EventsNow is a cursor on the changes to come.
-func (rt *Runtime) EventsNow() *events.Cursor { return rt.bus.Now() }
+func (es Events) Now() *events.Cursor { return es.rt.bus.Now() }
 
 // SyncEvents has the cursors see every change committed so far, other
 // processes' included, without waiting for the next poll.
-func (rt *Runtime) SyncEvents() { rt.bus.Sync() }
+func (es Events) Sync() { es.rt.bus.Sync() }
 
 // CheckResumeAgent refuses an agent named with a resume of t unless it is
 // t's own; no agent is fine.
-func (rt *Runtime) CheckResumeAgent(t sa.Task, agent string) error {
-	return rt.tasks.CheckResumeAgent(t, agent)
+func (ts Tasks) CheckResumeAgent(t sa.Task, agent string) error {
+	return ts.rt.tasks.CheckResumeAgent(t, agent)
 }
 
 // CancelTask stops a queued, running or resuming task: it ends as
 // cancelled, with its notification.
-func (rt *Runtime) CancelTask(ctx context.Context, ref string) (sa.Task, error) {
-	return rt.tasks.Cancel(ctx, ref)
+func (ts Tasks) Cancel(ctx context.Context, ref string) (sa.Task, error) {
+	return ts.rt.tasks.Cancel(ctx, ref)
 }
 
 // ClearTasks cancels a session's active tasks and removes all its tasks
 // from its listing (their sessions stay). It returns how many it
 // cancelled and cleared, and the branches of their worktrees that were
 // kept because they hold work.
-func (rt *Runtime) ClearTasks(ctx context.Context, parentSessionID string) (cancelled, cleared int, kept []string, err error) {
-	return rt.tasks.ClearKept(ctx, parentSessionID)
+func (ts Tasks) Clear(ctx context.Context, parentSessionID string) (cancelled, cleared int, kept []string, err error) {
+	return ts.rt.tasks.ClearKept(ctx, parentSessionID)
 }
 
 // TaskOutput returns a task's state: a completed task's result (the task
 // is then marked read), a running one's progress. With block it first
 // waits until the task ends or timeout (sa.DefaultBlockTimeout when 0, at
 // most sa.MaxBlockTimeout) passes.
-func (rt *Runtime) TaskOutput(ctx context.Context, ref string, block bool, timeout time.Duration) (sa.TaskOutput, error) {
-	return rt.tasks.Output(ctx, ref, block, timeout)
+func (ts Tasks) Output(ctx context.Context, ref string, block bool, timeout time.Duration) (sa.TaskOutput, error) {
+	return ts.rt.tasks.Output(ctx, ref, block, timeout)
 }
 
 // ListTasks returns a session's tasks, newest first, optionally only
 // those with one status.
-func (rt *Runtime) ListTasks(ctx context.Context, parentSessionID string, status sa.TaskStatus) ([]sa.Task, error) {
-	return rt.tasks.List(ctx, parentSessionID, status)
+func (ts Tasks) List(ctx context.Context, parentSessionID string, status sa.TaskStatus) ([]sa.Task, error) {
+	return ts.rt.tasks.List(ctx, parentSessionID, status)
 }
 
 // ActiveTasks is how many tasks of a session run in this process.
-func (rt *Runtime) ActiveTasks(parentSessionID string) int { return rt.tasks.Active(parentSessionID) }
+func (ts Tasks) Active(parentSessionID string) int { return ts.rt.tasks.Active(parentSessionID) }
 
 // WaitTasks waits until no task of a session is active, in this process
 // or any other.
-func (rt *Runtime) WaitTasks(ctx context.Context, parentSessionID string) error {
-	return rt.tasks.WaitIdle(ctx, parentSessionID)
+func (ts Tasks) Wait(ctx context.Context, parentSessionID string) error {
+	return ts.rt.tasks.WaitIdle(ctx, parentSessionID)
 }
 
 // WaitLocalTasks waits until no task of a session runs in this process:
 // what a process that runs tasks itself waits for before it exits.
-func (rt *Runtime) WaitLocalTasks(ctx context.Context, parentSessionID string) error {
-	return rt.tasks.WaitLocalIdle(ctx, parentSessionID)
+func (ts Tasks) WaitLocal(ctx context.Context, parentSessionID string) error {
+	return ts.rt.tasks.WaitLocalIdle(ctx, parentSessionID)
 }
 
 // TaskDepth is how many task launches separate a session from a session
 // no task created (depth 0).
-func (rt *Runtime) TaskDepth(ctx context.Context, sessionID string) (int, error) {
-	return rt.tasks.Depth(ctx, sessionID)
+func (ts Tasks) Depth(ctx context.Context, sessionID string) (int, error) {
+	return ts.rt.tasks.Depth(ctx, sessionID)
 }
 
 // TaskLimits are the task limits in force (the configured ones, defaults
 // filled in).
-func (rt *Runtime) TaskLimits() config.Tasks { return rt.tasks.Limits() }
-
-// WakeDue reports whether a session's agent is due to be woken: none of
-// its tasks is active, and their notifications are unanswered.
-func (rt *Runtime) WakeDue(ctx context.Context, sessionID string) (bool, error) {
-	return rt.tasks.WakeDue(ctx, sessionID)
-}
+func (ts Tasks) Limits() config.Tasks { return ts.rt.tasks.Limits() }
 
 // Reconcile ends, without a runtime, the active tasks whose runner is
 // gone: commands that only read the store call it so that they never show
@@ -161,13 +155,13 @@ func WithLauncher(ctx context.Context, launcher string) context.Context {
 
 // PendingInputs returns the questions a task's current run waits to have
 // answered, oldest first (none once it has ended).
-func (rt *Runtime) PendingInputs(ctx context.Context, taskID string) ([]sa.InputRequest, error) {
-	return rt.tasks.PendingInputs(ctx, taskID)
+func (ts Tasks) PendingInputs(ctx context.Context, taskID string) ([]sa.InputRequest, error) {
+	return ts.rt.tasks.PendingInputs(ctx, taskID)
 }
 
 // AnswerInputs stores a user's answers to a task's questions, by key, for
 // its run to pick up wherever it runs. Keys not outstanding are ignored;
 // a task that has ended is refused with a *sa.TaskEndedError.
-func (rt *Runtime) AnswerInputs(ctx context.Context, taskID string, answers map[string]json.RawMessage) ([]string, error) {
-	return rt.tasks.AnswerInputs(ctx, taskID, answers)
+func (ts Tasks) AnswerInputs(ctx context.Context, taskID string, answers map[string]json.RawMessage) ([]string, error) {
+	return ts.rt.tasks.AnswerInputs(ctx, taskID, answers)
 }

@@ -23,16 +23,16 @@ func conversationHost(host string) string { return "mcp:" + host }
 // Conversation returns the link of a host conversation (host is the
 // host's name, hostSessionID its own id of the conversation) to its live
 // session, or ErrNotFound when it has none.
-func (rt *Runtime) Conversation(ctx context.Context, host, hostSessionID string) (sa.HostLink, error) {
-	return rt.store.HostLink(ctx, conversationHost(host), hostSessionID)
+func (ss Sessions) Conversation(ctx context.Context, host, hostSessionID string) (sa.HostLink, error) {
+	return ss.rt.store.HostLink(ctx, conversationHost(host), hostSessionID)
 }
 
 // CreateClientSession creates the session of an MCP client whose host
 // conversation is not known, for the connection: it holds the client's
 // tasks and their notices (agent sa.MCPClientAgent, origin MCP) and runs
 // no turn, so no agent or model is checked.
-func (rt *Runtime) CreateClientSession(ctx context.Context, title string) (sa.Session, error) {
-	return rt.store.CreateSession(ctx, clientSession(title))
+func (ss Sessions) CreateForClient(ctx context.Context, title string) (sa.Session, error) {
+	return ss.rt.store.CreateSession(ctx, clientSession(title))
 }
 
 func clientSession(title string) sa.NewSession {
@@ -43,14 +43,14 @@ func clientSession(title string) sa.NewSession {
 // session, made (as CreateClientSession makes one, titled title) when it
 // has none. Connections of one conversation that open it at once get the
 // same session.
-func (rt *Runtime) OpenConversation(ctx context.Context, host, hostSessionID, title string) (sa.HostLink, error) {
-	link, err := rt.Conversation(ctx, host, hostSessionID)
+func (ss Sessions) OpenConversation(ctx context.Context, host, hostSessionID, title string) (sa.HostLink, error) {
+	link, err := ss.rt.Sessions().Conversation(ctx, host, hostSessionID)
 	if !errors.Is(err, sa.ErrNotFound) {
 		return link, err
 	}
-	_, link, err = rt.store.CreateHostSession(ctx, clientSession(title), sa.HostLink{Host: conversationHost(host), HostSessionID: hostSessionID})
+	_, link, err = ss.rt.store.CreateHostSession(ctx, clientSession(title), sa.HostLink{Host: conversationHost(host), HostSessionID: hostSessionID})
 	if errors.Is(err, sa.ErrConflict) { // another connection made it meanwhile
-		return rt.Conversation(ctx, host, hostSessionID)
+		return ss.rt.Sessions().Conversation(ctx, host, hostSessionID)
 	}
 	return link, err
 }
@@ -60,6 +60,6 @@ func (rt *Runtime) OpenConversation(ctx context.Context, host, hostSessionID, ti
 // messages up to the message upTo, so that its later connections are not
 // given them again. The record never moves back: it returns the link as
 // stored, which another connection may have moved further.
-func (rt *Runtime) DeliverNotices(ctx context.Context, link sa.HostLink, upTo int64) (sa.HostLink, error) {
-	return rt.store.MoveNotices(ctx, link.Host, link.HostSessionID, upTo)
+func (ss Sessions) DeliverNotices(ctx context.Context, link sa.HostLink, upTo int64) (sa.HostLink, error) {
+	return ss.rt.store.MoveNotices(ctx, link.Host, link.HostSessionID, upTo)
 }

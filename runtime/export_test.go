@@ -1,6 +1,10 @@
 package runtime
 
-import "github.com/superagents/superagents/tasks"
+import (
+	"context"
+
+	"github.com/superagents/superagents/tasks"
+)
 
 // BeginStop does the first step of Turns.Stop alone: no turn starts
 // after, but the turns are not cancelled yet (Stop cancels them next).
@@ -14,4 +18,9 @@ func BeginStop(t *Turns) {
 // of the wake rule through the runtime.
 func NewWaker(rt *Runtime, wake func(sessionID string) bool) *tasks.Waker {
 	return rt.tasks.NewWaker(wake)
+}
+
+// WakeDue is the wake rule the runtime's turns follow, for its tests.
+func WakeDue(ctx context.Context, rt *Runtime, sessionID string) (bool, error) {
+	return rt.tasks.WakeDue(ctx, sessionID)
 }

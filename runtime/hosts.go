@@ -52,14 +52,14 @@ func (im *Imports) ImportSession(ctx context.Context, ns sa.NewSession) (sa.Sess
 }
 
 // ImportHost imports a host's conversation (see Imports.ImportHost).
-func (rt *Runtime) ImportHost(ctx context.Context, t transcripts.Transcript, ns sa.NewSession) (HostImport, error) {
-	return NewImports(rt.store).ImportHost(ctx, t, ns)
+func (ss Sessions) ImportHost(ctx context.Context, t transcripts.Transcript, ns sa.NewSession) (HostImport, error) {
+	return NewImports(ss.rt.store).ImportHost(ctx, t, ns)
 }
 
 // ImportHostRead imports a host's conversation read already (see
 // Imports.ImportHostRead).
-func (rt *Runtime) ImportHostRead(ctx context.Context, t transcripts.Transcript, read *transcripts.Result, ns sa.NewSession) (HostImport, error) {
-	return NewImports(rt.store).ImportHostRead(ctx, t, read, ns)
+func (ss Sessions) ImportHostRead(ctx context.Context, t transcripts.Transcript, read *transcripts.Result, ns sa.NewSession) (HostImport, error) {
+	return NewImports(ss.rt.store).ImportHostRead(ctx, t, read, ns)
 }
 
 // ImportHost imports a host's conversation into the session linked to it:

@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"strings"
 	"time"
 
@@ -195,16 +194,16 @@ type Turn struct {
 // Begin takes a session's turn lease for holder. It fails with an error
 // that wraps sa.ErrBusy while another turn runs there (in any process),
 // and with a *sa.TaskSessionError on a task's session.
-func (rt *Runtime) Begin(ctx context.Context, sessionID, holder string) (*Turn, error) {
-	sess, err := rt.store.Session(ctx, sessionID)
+func (ss Sessions) Begin(ctx context.Context, sessionID, holder string) (*Turn, error) {
+	sess, err := ss.rt.store.Session(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	release, err := rt.tasks.Runner().Lease(ctx, sessionID, holder, "")
+	release, err := ss.rt.tasks.Runner().Lease(ctx, sessionID, holder, "")
 	if err != nil {
 		return nil, err
 	}
-	return &Turn{rt: rt, session: sess, release: release}, nil
+	return &Turn{rt: ss.rt, session: sess, release: release}, nil
 }
 
 // Session is the session the turn holds, as it was when taken.
@@ -228,8 +227,8 @@ func (t *Turn) End() { t.release() }
 // CheckWritable refuses, with a *sa.TaskSessionError, a session that only
 // its task may write to: ways in call it before they offer to write to a
 // session (the lease refuses such writes anyway).
-func (rt *Runtime) CheckWritable(ctx context.Context, sessionID string) error {
-	_, err := rt.store.Task(ctx, sessionID)
+func (ss Sessions) CheckWritable(ctx context.Context, sessionID string) error {
+	_, err := ss.rt.store.Task(ctx, sessionID)
 	switch {
 	case err == nil:
 		return &sa.TaskSessionError{SessionID: sessionID}
@@ -241,8 +240,8 @@ func (rt *Runtime) CheckWritable(ctx context.Context, sessionID string) error {
 
 // Send runs one turn of a session, lease held: input is stored, the model
 // answers.
-func (rt *Runtime) Send(ctx context.Context, sessionID, holder string, opts TurnOptions, input ...sa.Message) (sa.TurnOutcome, error) {
-	t, err := rt.Begin(ctx, sessionID, holder)
+func (ss Sessions) Send(ctx context.Context, sessionID, holder string, opts TurnOptions, input ...sa.Message) (sa.TurnOutcome, error) {
+	t, err := ss.rt.Sessions().Begin(ctx, sessionID, holder)
 	if err != nil {
 		return sa.TurnOutcome{}, err
 	}
@@ -252,8 +251,8 @@ func (rt *Runtime) Send(ctx context.Context, sessionID, holder string, opts Turn
 
 // Append stores messages at the end of a session, lease held, so that
 // they never land in the middle of another's turn or in a task's session.
-func (rt *Runtime) Append(ctx context.Context, sessionID, holder string, msgs ...sa.Message) ([]sa.Message, error) {
-	t, err := rt.Begin(ctx, sessionID, holder)
+func (ss Sessions) Append(ctx context.Context, sessionID, holder string, msgs ...sa.Message) ([]sa.Message, error) {
+	t, err := ss.rt.Sessions().Begin(ctx, sessionID, holder)
 	if err != nil {
 		return nil, err
 	}
@@ -264,8 +263,8 @@ func (rt *Runtime) Append(ctx context.Context, sessionID, holder string, msgs ..
 // Clear starts a session's context over (forks keep what they inherited).
 // extra messages are stored right after the clear, in the same write (a
 // setting that must survive it, like the chat's /model).
-func (rt *Runtime) Clear(ctx context.Context, sessionID, holder string, extra ...sa.Message) (sa.Message, error) {
-	stored, err := rt.Append(ctx, sessionID, holder, append([]sa.Message{sa.ClearMessage()}, extra...)...)
+func (ss Sessions) Clear(ctx context.Context, sessionID, holder string, extra ...sa.Message) (sa.Message, error) {
+	stored, err := ss.rt.Sessions().Append(ctx, sessionID, holder, append([]sa.Message{sa.ClearMessage()}, extra...)...)
 	if err != nil {
 		return sa.Message{}, err
 	}
@@ -274,88 +273,57 @@ func (rt *Runtime) Clear(ctx context.Context, sessionID, holder string, extra ..
 
 // CreateSession creates a root session after checking that it could run
 // a turn (its agent exists, its model's provider opens).
-func (rt *Runtime) CreateSession(ctx context.Context, ns sa.NewSession) (sa.Session, error) {
-	profile, err := rt.engine.Profile(ns.Agent)
+func (ss Sessions) Create(ctx context.Context, ns sa.NewSession) (sa.Session, error) {
+	profile, err := ss.rt.engine.Profile(ns.Agent)
 	if err != nil {
 		return sa.Session{}, err
 	}
 	ns.Agent = profile.Name
-	if err := rt.engine.Check(sa.Session{Agent: ns.Agent, Model: ns.Model}); err != nil {
+	if err := ss.rt.engine.Check(sa.Session{Agent: ns.Agent, Model: ns.Model}); err != nil {
 		return sa.Session{}, err
 	}
-	return rt.store.CreateSession(ctx, ns)
+	return ss.rt.store.CreateSession(ctx, ns)
 }
 
 // Fork makes a child of a session that inherits its whole history (one
 // row), with the record of where it came from stored in the same
 // transaction. A fork needs no lease: it reads the parent as it is. An
 // agent named for the child must exist.
-func (rt *Runtime) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) (sa.Session, error) {
+func (ss Sessions) Fork(ctx context.Context, parentID string, opts sa.ForkOptions) (sa.Session, error) {
 	if opts.Agent != "" {
-		if _, err := rt.engine.Profile(opts.Agent); err != nil {
+		if _, err := ss.rt.engine.Profile(opts.Agent); err != nil {
 			return sa.Session{}, err
 		}
 	}
-	parent, err := rt.store.Session(ctx, parentID)
+	parent, err := ss.rt.store.Session(ctx, parentID)
 	if err != nil {
 		return sa.Session{}, err
 	}
 	opts.Title = cmp.Or(opts.Title, parent.Title)
 	opts.Messages = append([]sa.Message{sa.ForkRecord(parent)}, opts.Messages...)
-	return rt.store.Fork(ctx, parent.ID, opts)
+	return ss.rt.store.Fork(ctx, parent.ID, opts)
 }
 
 // Delete deletes a session; its active tasks end as cancelled. The
 // session of a task that is still active is not deleted under it: the
 // task is to be cancelled first.
-func (rt *Runtime) Delete(ctx context.Context, sessionID string) error {
-	if t, err := rt.store.Task(ctx, sessionID); err == nil && t.Status.Active() {
+func (ss Sessions) Delete(ctx context.Context, sessionID string) error {
+	if t, err := ss.rt.store.Task(ctx, sessionID); err == nil && t.Status.Active() {
 		return fmt.Errorf("%w: session %s is the session of task %s, which is %s: cancel the task first",
 			sa.ErrConflict, sa.ShortID(sessionID), sa.ShortID(t.ID), t.Status)
 	} else if err != nil && !errors.Is(err, sa.ErrNotFound) {
 		return err
 	}
-	if err := rt.store.DeleteSession(ctx, sessionID); err != nil {
+	if err := ss.rt.store.DeleteSession(ctx, sessionID); err != nil {
 		return err
 	}
 	// The deleted session's tasks are let go: their worktrees are removed
 	// (the branches that hold work are kept). The session is gone either
 	// way, so a worktree that could not be removed is only reported.
-	if err := rt.tasks.ReleaseWorktrees(ctx, sessionID); err != nil {
+	if err := ss.rt.tasks.ReleaseWorktrees(ctx, sessionID); err != nil {
 		return fmt.Errorf("session %s deleted, but %w", sa.ShortID(sessionID), err)
 	}
 	return nil
-}
-
-// Events follows the change log from after the change with ID after (the
-// newest when after < 0), until ctx ends or the bus closes; the error,
-// when there is one, is the last thing yielded.
-func (rt *Runtime) Events(ctx context.Context, after int64) iter.Seq2[sa.Change, error] {
-	return func(yield func(sa.Change, error) bool) {
-		cursor := rt.bus.From(after)
-		if after < 0 {
-			cursor = rt.bus.Now()
-		}
-		for {
-			ch, err := cursor.Next(ctx)
-			if err != nil {
-				if ctx.Err() == nil {
-					yield(sa.Change{}, err)
-				}
-				return
-			}
-			if !yield(ch, nil) {
-				return
-			}
-		}
-	}
-}
-
-// IsBusy reports whether err refused a write because another holds the
-// session (a turn, or the session's task).
-func IsBusy(err error) bool {
-	var ts *sa.TaskSessionError
-	return errors.Is(err, sa.ErrBusy) || errors.As(err, &ts)
 }
 
 // Describe words a refusal for people, without the store's prefixes.
@@ -375,13 +343,13 @@ func Describe(err error) string {
 // stores it (the compaction marker, then the summary), lease held: no turn
 // starts while the summary is written. model, if set, overrides the
 // session's model for the summary. A task's session compacts on its own.
-func (rt *Runtime) Compact(ctx context.Context, sessionID, holder, model, instructions string) (compact.Result, error) {
-	t, err := rt.Begin(ctx, sessionID, holder)
+func (ss Sessions) Compact(ctx context.Context, sessionID, holder, model, instructions string) (compact.Result, error) {
+	t, err := ss.rt.Sessions().Begin(ctx, sessionID, holder)
 	if err != nil {
 		return compact.Result{}, err
 	}
 	defer t.End()
-	loop, err := rt.engine.Loop(ctx, t.session, engine.TurnOptions{Model: model})
+	loop, err := ss.rt.engine.Loop(ctx, t.session, engine.TurnOptions{Model: model})
 	if err != nil {
 		return compact.Result{}, err
 	}

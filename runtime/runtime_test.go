@@ -85,7 +85,7 @@ func open(t *testing.T, dir, ws string) *rig {
 
 func (r *rig) newSession(t *testing.T) sa.Session {
 	t.Helper()
-	sess, err := r.CreateSession(context.Background(), sa.NewSession{Agent: "general", Title: "test"})
+	sess, err := r.Sessions().Create(context.Background(), sa.NewSession{Agent: "general", Title: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,19 +106,19 @@ var writes = []struct {
 	write func(ctx context.Context, r *rig, session string) error
 }{
 	{"send", func(ctx context.Context, r *rig, session string) error {
-		_, err := r.Send(ctx, session, runtime.HolderRun, runtime.TurnOptions{}, engine.UserMessage("What is 2+2?"))
+		_, err := r.Sessions().Send(ctx, session, runtime.HolderRun, runtime.TurnOptions{}, engine.UserMessage("What is 2+2?"))
 		return err
 	}},
 	{"append", func(ctx context.Context, r *rig, session string) error {
-		_, err := r.Append(ctx, session, runtime.HolderCLI, engine.UserMessage("an aside"))
+		_, err := r.Sessions().Append(ctx, session, runtime.HolderCLI, engine.UserMessage("an aside"))
 		return err
 	}},
 	{"clear", func(ctx context.Context, r *rig, session string) error {
-		_, err := r.Clear(ctx, session, runtime.HolderHTTP)
+		_, err := r.Sessions().Clear(ctx, session, runtime.HolderHTTP)
 		return err
 	}},
 	{"begin", func(ctx context.Context, r *rig, session string) error {
-		t, err := r.Begin(ctx, session, runtime.HolderChat)
+		t, err := r.Sessions().Begin(ctx, session, runtime.HolderChat)
 		if err == nil {
 			t.End()
 		}
@@ -135,7 +135,7 @@ func TestOneWriterPerSession(t *testing.T) {
 	ctx := context.Background()
 	sess := first.newSession(t)
 
-	turn, err := first.Begin(ctx, sess.ID, runtime.HolderChat)
+	turn, err := first.Sessions().Begin(ctx, sess.ID, runtime.HolderChat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestOneWriterPerSession(t *testing.T) {
 		for _, w := range writes {
 			err := w.write(ctx, process, sess.ID)
 			var busy *sa.BusyError
-			if !errors.As(err, &busy) || !runtime.IsBusy(err) || busy.Lease.Holder != runtime.HolderChat {
+			if !errors.As(err, &busy) || !errors.Is(err, sa.ErrBusy) || busy.Lease.Holder != runtime.HolderChat {
 				t.Errorf("%s while a chat turn holds the session: %v, want busy (held by chat)", w.name, err)
 			}
 		}
@@ -164,7 +164,7 @@ func TestTaskSessionIsTheTasks(t *testing.T) {
 	r, other := open(t, dir, ws), open(t, dir, ws)
 	ctx := context.Background()
 	parent := r.newSession(t)
-	task, _, err := r.SubmitTask(ctx, runtime.TaskRequest{Parent: parent.ID, Description: "waiter", Prompt: "wait for release", Agent: "general"})
+	task, _, err := r.Tasks().Submit(ctx, runtime.TaskRequest{Parent: parent.ID, Description: "waiter", Prompt: "wait for release", Agent: "general"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,25 +179,25 @@ func TestTaskSessionIsTheTasks(t *testing.T) {
 				}
 			}
 		}
-		if err := r.CheckWritable(ctx, task.ID); err == nil {
+		if err := r.Sessions().CheckWritable(ctx, task.ID); err == nil {
 			t.Errorf("CheckWritable of a task's session %s: nil", when)
 		}
 	}
 	refused("while it runs")
 	r.release(t)
-	out, err := r.TaskOutput(ctx, task.ID, true, time.Minute)
+	out, err := r.Tasks().Output(ctx, task.ID, true, time.Minute)
 	if err != nil || out.Task.Status != sa.TaskCompleted {
 		t.Fatalf("task ended as %+v, %v", out.Task, err)
 	}
 	refused("after it ended")
 	// Resume is the way to continue it: its run takes the session.
-	if _, _, err := r.SubmitTask(ctx, runtime.TaskRequest{Resume: task.ID, Prompt: "What is 3+3?"}); err != nil {
+	if _, _, err := r.Tasks().Submit(ctx, runtime.TaskRequest{Resume: task.ID, Prompt: "What is 3+3?"}); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
-	if out, err := r.TaskOutput(ctx, task.ID, true, time.Minute); err != nil || !strings.Contains(out.Task.Result, "6") {
+	if out, err := r.Tasks().Output(ctx, task.ID, true, time.Minute); err != nil || !strings.Contains(out.Task.Result, "6") {
 		t.Fatalf("resumed task = %+v, %v", out.Task, err)
 	}
-	if err := r.Delete(ctx, task.ID); err != nil {
+	if err := r.Sessions().Delete(ctx, task.ID); err != nil {
 		t.Fatalf("delete an ended task's session: %v", err)
 	}
 }
@@ -221,7 +221,7 @@ func TestLeaseOfDeadRunnerIsReclaimed(t *testing.T) {
 	if _, err := r.st.AcquireTurn(ctx, sa.TurnLease{SessionID: sess.ID, RunnerID: ghost.ID, Holder: runtime.HolderChat}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := r.Send(ctx, sess.ID, runtime.HolderRun, runtime.TurnOptions{}, engine.UserMessage("What is 2+2?"))
+	out, err := r.Sessions().Send(ctx, sess.ID, runtime.HolderRun, runtime.TurnOptions{}, engine.UserMessage("What is 2+2?"))
 	if err != nil || !strings.Contains(out.Text, "4") {
 		t.Fatalf("send on a session a dead process held: %q, %v", out.Text, err)
 	}
@@ -236,10 +236,10 @@ func TestForkRecordsWhereItCameFrom(t *testing.T) {
 	r := open(t, t.TempDir(), t.TempDir())
 	ctx := context.Background()
 	parent := r.newSession(t)
-	if _, err := r.Send(ctx, parent.ID, runtime.HolderRun, runtime.TurnOptions{}, engine.UserMessage("What is 2+2?")); err != nil {
+	if _, err := r.Sessions().Send(ctx, parent.ID, runtime.HolderRun, runtime.TurnOptions{}, engine.UserMessage("What is 2+2?")); err != nil {
 		t.Fatal(err)
 	}
-	child, err := r.Fork(ctx, parent.ID, sa.ForkOptions{})
+	child, err := r.Sessions().Fork(ctx, parent.ID, sa.ForkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestForkRecordsWhereItCameFrom(t *testing.T) {
 	if err != nil || len(hist) != 3 || hist[2].Kind != sa.KindFork || hist[2].SessionID != child.ID || child.Title != parent.Title {
 		t.Fatalf("child %+v history %+v, %v", child, hist, err)
 	}
-	if _, err := r.Fork(ctx, parent.ID, sa.ForkOptions{Agent: "nobody"}); !errors.Is(err, sa.ErrUnknownAgent) {
+	if _, err := r.Sessions().Fork(ctx, parent.ID, sa.ForkOptions{Agent: "nobody"}); !errors.Is(err, sa.ErrUnknownAgent) {
 		t.Fatalf("fork with an unknown agent: %v", err)
 	}
 	if list, _ := r.Store().ListSessions(ctx, sa.SessionFilter{ParentID: parent.ID}); len(list) != 1 {
@@ -262,12 +262,14 @@ func TestEvents(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	sess := r.newSession(t)
-	if _, err := r.Append(ctx, sess.ID, runtime.HolderCLI, engine.UserMessage("one"), engine.UserMessage("two")); err != nil {
+	if _, err := r.Sessions().Append(ctx, sess.ID, runtime.HolderCLI, engine.UserMessage("one"), engine.UserMessage("two")); err != nil {
 		t.Fatal(err)
 	}
 	var kinds []sa.ChangeKind
 	var last int64
-	for ch, err := range r.Events(ctx, 0) {
+	cursor := r.Events().From(0)
+	for {
+		ch, err := cursor.Next(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -286,8 +288,8 @@ func TestEvents(t *testing.T) {
 	}
 	stopped, stop := context.WithCancel(ctx)
 	stop()
-	for _, err := range r.Events(stopped, -1) {
-		t.Fatalf("a stream on an ended context yielded (%v)", err)
+	if ch, err := r.Events().Now().Next(stopped); err == nil {
+		t.Fatalf("a cursor read on an ended context gave %+v", ch)
 	}
 }
 
@@ -327,7 +329,7 @@ func TestWakerWakesOncePerBatch(t *testing.T) {
 		ids = append(ids, task.ID)
 	}
 	for _, id := range ids {
-		if out, err := r.TaskOutput(ctx, id, true, time.Minute); err != nil || out.Task.Status != sa.TaskCompleted {
+		if out, err := r.Tasks().Output(ctx, id, true, time.Minute); err != nil || out.Task.Status != sa.TaskCompleted {
 			t.Fatalf("task %s: %+v, %v", id, out.Task, err)
 		}
 	}
@@ -350,10 +352,10 @@ func TestWakerWakesOncePerBatch(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 	// Once answered, the session is not due any more.
-	if _, err := r.Append(ctx, parent.ID, runtime.HolderCLI, sa.Message{Role: sa.RoleAssistant, Parts: []sa.Part{sa.TextPart("noted")}}); err != nil {
+	if _, err := r.Sessions().Append(ctx, parent.ID, runtime.HolderCLI, sa.Message{Role: sa.RoleAssistant, Parts: []sa.Part{sa.TextPart("noted")}}); err != nil {
 		t.Fatal(err)
 	}
-	if due, err := r.WakeDue(ctx, parent.ID); err != nil || due {
+	if due, err := runtime.WakeDue(ctx, r.Runtime, parent.ID); err != nil || due {
 		t.Fatalf("WakeDue after the answer = %v, %v", due, err)
 	}
 }
@@ -364,14 +366,14 @@ func TestWakerWakesOncePerBatch(t *testing.T) {
 func TestConversation(t *testing.T) {
 	r := open(t, t.TempDir(), t.TempDir())
 	ctx := context.Background()
-	if _, err := r.Conversation(ctx, "codex", "conv-1"); !errors.Is(err, sa.ErrNotFound) {
+	if _, err := r.Sessions().Conversation(ctx, "codex", "conv-1"); !errors.Is(err, sa.ErrNotFound) {
 		t.Fatalf("Conversation before any: %v, want ErrNotFound", err)
 	}
-	link, err := r.OpenConversation(ctx, "codex", "conv-1", "a conversation")
+	link, err := r.Sessions().OpenConversation(ctx, "codex", "conv-1", "a conversation")
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := r.OpenConversation(ctx, "codex", "conv-1", "another title")
+	again, err := r.Sessions().OpenConversation(ctx, "codex", "conv-1", "another title")
 	if err != nil || again.SessionID != link.SessionID {
 		t.Fatalf("opened again: %+v, %v; want session %s", again, err, link.SessionID)
 	}
@@ -383,15 +385,15 @@ func TestConversation(t *testing.T) {
 		t.Fatalf("the conversation's link is an import's: %v", err)
 	}
 	for _, step := range []struct{ upTo, want int64 }{{4, 4}, {2, 4}, {7, 7}} {
-		moved, err := r.DeliverNotices(ctx, link, step.upTo)
+		moved, err := r.Sessions().DeliverNotices(ctx, link, step.upTo)
 		if err != nil || moved.NoticesDelivered != step.want {
 			t.Fatalf("DeliverNotices(%d) = %+v, %v; want %d", step.upTo, moved, err, step.want)
 		}
 	}
-	if cur, err := r.Conversation(ctx, "codex", "conv-1"); err != nil || cur.NoticesDelivered != 7 {
+	if cur, err := r.Sessions().Conversation(ctx, "codex", "conv-1"); err != nil || cur.NoticesDelivered != 7 {
 		t.Fatalf("Conversation = %+v, %v; want 7 delivered", cur, err)
 	}
-	client, err := r.CreateClientSession(ctx, "a client")
+	client, err := r.Sessions().CreateForClient(ctx, "a client")
 	if err != nil || client.Agent != sa.MCPClientAgent || client.Origin != sa.OriginMCP {
 		t.Fatalf("CreateClientSession = %+v, %v", client, err)
 	}

@@ -88,7 +88,7 @@ func refuse(field, format string, args ...any) error {
 // names. It looks nothing up in the store; SubmitTask calls it, and a way
 // in that wants to refuse a request before it does anything else (the
 // command line, before it starts a background worker) may too.
-func (rt *Runtime) CheckTask(req TaskRequest) error {
+func (ts Tasks) Check(req TaskRequest) error {
 	resume := req.Resume != ""
 	switch {
 	case req.Fork && resume:
@@ -108,9 +108,9 @@ func (rt *Runtime) CheckTask(req TaskRequest) error {
 		return nil
 	case req.Timeout < 0:
 		return refuse(FieldTimeout, "cannot be negative (leave it out for the task time limit)")
-	case req.Timeout > int64(rt.timeoutLimit()/time.Second):
+	case req.Timeout > int64(ts.rt.timeoutLimit()/time.Second):
 		return refuse(FieldTimeout, "must be at most %d seconds, the task time limit (tasks.timeout); leave it out for that limit",
-			int64(rt.timeoutLimit()/time.Second))
+			int64(ts.rt.timeoutLimit()/time.Second))
 	case req.MaxCost < 0 || math.IsNaN(req.MaxCost) || math.IsInf(req.MaxCost, 0):
 		return refuse(FieldMaxCost, "must be a number of dollars, not negative (leave it out for the configured budget)")
 	case req.MaxTokens < 0:
@@ -125,18 +125,18 @@ func (rt *Runtime) CheckTask(req TaskRequest) error {
 	case strings.TrimSpace(req.Description) == "":
 		return refuse(FieldDescription, "is required: a few words naming the task")
 	case strings.TrimSpace(req.Agent) == "":
-		return refuse(FieldAgent, "is required: available agents are %s", strings.Join(rt.AgentNames(), ", "))
+		return refuse(FieldAgent, "is required: available agents are %s", strings.Join(ts.rt.Agents().Names(), ", "))
 	}
 	// An agent no profile defines: the profiles' own error, which lists
 	// the ones there are.
-	_, err := rt.Profile(req.Agent)
+	_, err := ts.rt.Agents().Profile(req.Agent)
 	return err
 }
 
 // timeoutLimit is the longest a task may run, and the time limit of one
 // launched without its own (the configured tasks.timeout, defaults
 // filled in).
-func (rt *Runtime) timeoutLimit() time.Duration { return rt.TaskLimits().Timeout.Duration }
+func (rt *Runtime) timeoutLimit() time.Duration { return rt.Tasks().Limits().Timeout.Duration }
 
 // SubmitTask launches a task, or resumes one (req.Resume), once CheckTask
 // accepts the request. It returns at once; the task runs in the
@@ -145,16 +145,16 @@ func (rt *Runtime) timeoutLimit() time.Duration { return rt.TaskLimits().Timeout
 // batch of its parent's active tasks if it has any, so that each ending
 // says how many of the batch are done ("Task Progress: 2/3"); otherwise
 // it starts a batch.
-func (rt *Runtime) SubmitTask(ctx context.Context, req TaskRequest) (t sa.Task, resumed bool, err error) {
-	if err := rt.CheckTask(req); err != nil {
+func (ts Tasks) Submit(ctx context.Context, req TaskRequest) (t sa.Task, resumed bool, err error) {
+	if err := ts.rt.Tasks().Check(req); err != nil {
 		return sa.Task{}, false, err
 	}
 	if req.Resume != "" {
-		t, err = rt.tasks.ResumeAs(ctx, req.Resume, req.Prompt, req.Agent)
+		t, err = ts.rt.tasks.ResumeAs(ctx, req.Resume, req.Prompt, req.Agent)
 		return t, true, err
 	}
-	timeout := cmp.Or(time.Duration(req.Timeout)*time.Second, rt.timeoutLimit())
-	t, err = rt.tasks.Launch(ctx, tasks.LaunchRequest{
+	timeout := cmp.Or(time.Duration(req.Timeout)*time.Second, ts.rt.timeoutLimit())
+	t, err = ts.rt.tasks.Launch(ctx, tasks.LaunchRequest{
 		ParentSessionID: req.Parent, Description: req.Description, Prompt: req.Prompt, Agent: req.Agent,
 		Fork: req.Fork, ForkFrom: req.ForkFrom, Timeout: timeout, JoinActiveBatch: true,
 		Budget: sa.Budget{MaxCost: req.MaxCost, MaxTokens: req.MaxTokens}, Isolation: req.Isolation,

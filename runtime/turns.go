@@ -209,7 +209,7 @@ func (t *Turns) Reserve(session string, req TurnRequest) (*BackgroundTurn, error
 	case running:
 		return nil, t.busy(session)
 	}
-	lease, err := t.rt.Begin(t.ctx, session, t.opts.Holder)
+	lease, err := t.rt.Sessions().Begin(t.ctx, session, t.opts.Holder)
 	var busy *sa.BusyError
 	switch {
 	case errors.As(err, &busy):

@@ -16,7 +16,7 @@ import (
 // it cannot ask it again from inside its Check.
 func TestTurnReservedThenStopped(t *testing.T) {
 	r := open(t, t.TempDir(), t.TempDir())
-	sess, err := r.CreateSession(context.Background(), sa.NewSession{Agent: "general", Title: "test"})
+	sess, err := r.Sessions().Create(context.Background(), sa.NewSession{Agent: "general", Title: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,7 @@ func (n *node) close(t *testing.T) {
 
 func (n *node) session(t *testing.T) sa.Session {
 	t.Helper()
-	s, err := n.rt.CreateSession(context.Background(), sa.NewSession{Agent: "general"})
+	s, err := n.rt.Sessions().Create(context.Background(), sa.NewSession{Agent: "general"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func (n *node) session(t *testing.T) sa.Session {
 
 func (n *node) launch(t *testing.T, parent, prompt string) sa.Task {
 	t.Helper()
-	task, _, err := n.rt.SubmitTask(context.Background(), runtime.TaskRequest{Parent: parent,
+	task, _, err := n.rt.Tasks().Submit(context.Background(), runtime.TaskRequest{Parent: parent,
 		Description: "task " + prompt, Prompt: prompt, Agent: "general"})
 	if err != nil {
 		t.Fatal(err)
@@ -213,21 +213,21 @@ func TestLaunchWritesRowAndJob(t *testing.T) {
 	// A node works it; then a resume is a job of its own.
 	c.model.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "four"} })
 	b := c.open(t, true)
-	if err := a.rt.WaitTasks(ctx, parent.ID); err != nil {
+	if err := a.rt.Tasks().Wait(ctx, parent.ID); err != nil {
 		t.Fatal(err)
 	}
 	done, err := a.store.Task(ctx, task.ID)
 	if err != nil || done.Status != sa.TaskCompleted || done.Result != "four" {
 		t.Fatalf("task after the node ran it: %+v, %v", done, err)
 	}
-	resumed, _, err := a.rt.SubmitTask(ctx, runtime.TaskRequest{Resume: task.ID, Prompt: "and again?"})
+	resumed, _, err := a.rt.Tasks().Submit(ctx, runtime.TaskRequest{Resume: task.ID, Prompt: "and again?"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if resumed.Status != sa.TaskResumed || resumed.RunnerID != runner.Queue {
 		t.Fatalf("resumed task is %s, runner %q", resumed.Status, resumed.RunnerID)
 	}
-	if err := a.rt.WaitTasks(ctx, parent.ID); err != nil {
+	if err := a.rt.Tasks().Wait(ctx, parent.ID); err != nil {
 		t.Fatal(err)
 	}
 	if n := notifications(t, b.store, parent.ID, task.ID); n != 2 {
@@ -253,11 +253,11 @@ func TestTasksRunOnAnyNode(t *testing.T) {
 	for i := range 12 {
 		ids = append(ids, a.launch(t, parent.ID, "job "+string(rune('a'+i))).ID)
 	}
-	out, err := a.rt.TaskOutput(ctx, ids[0], true, time.Minute)
+	out, err := a.rt.Tasks().Output(ctx, ids[0], true, time.Minute)
 	if err != nil || out.TimedOut || out.Task.Status != sa.TaskCompleted {
 		t.Fatalf("blocking output on the launcher: %+v, %v", out, err)
 	}
-	if err := a.rt.WaitTasks(ctx, parent.ID); err != nil {
+	if err := a.rt.Tasks().Wait(ctx, parent.ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range ids {
@@ -267,7 +267,7 @@ func TestTasksRunOnAnyNode(t *testing.T) {
 		}
 		notifiedOnce(t, a.store, parent.ID, id)
 	}
-	if a.rt.ActiveTasks(parent.ID) != 0 {
+	if a.rt.Tasks().Active(parent.ID) != 0 {
 		t.Fatal("the launcher ran tasks itself")
 	}
 	_, _ = b, d
@@ -293,7 +293,7 @@ func TestCancelAcrossNodes(t *testing.T) {
 		t.Fatalf("task runs on %q, want node b %q", cur.RunnerID, b.rt.RunnerID())
 	}
 	start := time.Now()
-	if _, err := a.rt.CancelTask(ctx, task.ID); err != nil {
+	if _, err := a.rt.Tasks().Cancel(ctx, task.ID); err != nil {
 		t.Fatal(err)
 	}
 	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -302,7 +302,7 @@ func TestCancelAcrossNodes(t *testing.T) {
 		t.Fatalf("the running node's model stream was not cut: %v", err)
 	}
 	t.Logf("model stream cut %s after the cancel on the other node", time.Since(start))
-	eventually(t, "the node's run ended", func() bool { return b.rt.ActiveTasks(parent.ID) == 0 })
+	eventually(t, "the node's run ended", func() bool { return b.rt.Tasks().Active(parent.ID) == 0 })
 	ended, err := b.store.Task(ctx, task.ID)
 	if err != nil || ended.Status != sa.TaskCancelled {
 		t.Fatalf("task after cancel: %+v, %v", ended, err)
@@ -318,7 +318,7 @@ func TestEndedBeforeItRan(t *testing.T) {
 	ctx := context.Background()
 	parent := a.session(t)
 	task := a.launch(t, parent.ID, "never")
-	if _, err := a.rt.CancelTask(ctx, task.ID); err != nil {
+	if _, err := a.rt.Tasks().Cancel(ctx, task.ID); err != nil {
 		t.Fatal(err)
 	}
 	c.open(t, true)
@@ -402,7 +402,7 @@ func TestOrphanedJobRequeued(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.open(t, true)
-	if err := a.rt.WaitTasks(ctx, parent.ID); err != nil {
+	if err := a.rt.Tasks().Wait(ctx, parent.ID); err != nil {
 		t.Fatal(err)
 	}
 	ended, err := a.store.Task(ctx, task.ID)
@@ -451,7 +451,7 @@ func TestTaskWaitsForItsTasksOnOtherNodes(t *testing.T) {
 	})
 	// b's one slot is the parent's: the child can only run on d.
 	d := c.open(t, true)
-	out, err := a.rt.TaskOutput(ctx, task.ID, true, time.Minute)
+	out, err := a.rt.Tasks().Output(ctx, task.ID, true, time.Minute)
 	if err != nil || out.TimedOut || out.Task.Status != sa.TaskCompleted || out.Task.Result != "parent done" {
 		t.Fatalf("parent task: %+v, %v", out.Task, err)
 	}

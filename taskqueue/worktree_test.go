@@ -51,7 +51,7 @@ func TestWorktreeTaskOnAnotherNode(t *testing.T) {
 
 	ctx := context.Background()
 	parent := launcher.session(t)
-	task, _, err := launcher.rt.SubmitTask(ctx, runtime.TaskRequest{Parent: parent.ID, Description: "apart",
+	task, _, err := launcher.rt.Tasks().Submit(ctx, runtime.TaskRequest{Parent: parent.ID, Description: "apart",
 		Prompt: "write first", Agent: "general", Isolation: sa.IsolationWorktree})
 	if err != nil {
 		t.Fatal(err)
@@ -59,17 +59,17 @@ func TestWorktreeTaskOnAnotherNode(t *testing.T) {
 	if task.Worktree == nil {
 		t.Fatal("launched without its worktree")
 	}
-	out, err := launcher.rt.TaskOutput(ctx, task.ID, true, time.Minute)
+	out, err := launcher.rt.Tasks().Output(ctx, task.ID, true, time.Minute)
 	if err != nil || out.Task.Status != sa.TaskCompleted {
 		t.Fatalf("task: %+v, %v", out.Task, err)
 	}
 	if out.Task.Worktree == nil || !strings.Contains(out.Task.Worktree.Changes, "first.txt") {
 		t.Fatalf("ended task's worktree = %+v, want first.txt among its changes", out.Task.Worktree)
 	}
-	if _, _, err := launcher.rt.SubmitTask(ctx, runtime.TaskRequest{Resume: task.ID, Prompt: "write second"}); err != nil {
+	if _, _, err := launcher.rt.Tasks().Submit(ctx, runtime.TaskRequest{Resume: task.ID, Prompt: "write second"}); err != nil {
 		t.Fatal(err)
 	}
-	out, err = launcher.rt.TaskOutput(ctx, task.ID, true, time.Minute)
+	out, err = launcher.rt.Tasks().Output(ctx, task.ID, true, time.Minute)
 	if err != nil || out.Task.Status != sa.TaskCompleted {
 		t.Fatalf("resumed task: %+v, %v", out.Task, err)
 	}

@@ -241,7 +241,7 @@ func TestWorktreeClearAndDelete(t *testing.T) {
 			return r.Text
 		}},
 		{"delete", func(h *harness, parent string) string {
-			if err := h.stack.Runtime.Delete(context.Background(), parent); err != nil {
+			if err := h.stack.Runtime.Sessions().Delete(context.Background(), parent); err != nil {
 				h.t.Fatal(err)
 			}
 			return ""

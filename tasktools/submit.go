@@ -29,5 +29,5 @@ func Submit(ctx context.Context, rt *runtime.Runtime, caller string, in TaskInpu
 // SubmitFrom is Submit whose fork, if asked for, is a digest of forkFrom's
 // conversation instead of the caller's ("" means the caller's).
 func SubmitFrom(ctx context.Context, rt *runtime.Runtime, caller, forkFrom string, in TaskInput) (t sa.Task, resumed bool, err error) {
-	return rt.SubmitTask(ctx, in.Request(caller, forkFrom))
+	return rt.Tasks().Submit(ctx, in.Request(caller, forkFrom))
 }

@@ -123,7 +123,7 @@ func For(rt *runtime.Runtime) (runtime.ToolsFunc, error) {
 // turn, or none when the session is at the spawn depth limit; and
 // superagents_ask when the turn can ask its user.
 func (m *Tools) ToolsFor(ctx context.Context, sessionID string) ([]tools.Tool, error) {
-	depth, err := m.rt.TaskDepth(ctx, sessionID)
+	depth, err := m.rt.Tasks().Depth(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func (m *Tools) ToolsFor(ctx context.Context, sessionID string) ([]tools.Tool, e
 		}
 		list = append(list, ask)
 	}
-	if depth >= m.rt.TaskLimits().SpawnDepth {
+	if depth >= m.rt.Tasks().Limits().SpawnDepth {
 		return list, nil
 	}
 	d := m
@@ -200,7 +200,7 @@ func (m *Tools) TaskDescriptionWith(forkNote string) string {
 	var b strings.Builder
 	b.WriteString(strings.Replace(taskDescription, ForkNote, forkNote, 1))
 	b.WriteString("\n\nAvailable agents:")
-	for _, p := range m.rt.Agents() {
+	for _, p := range m.rt.Agents().List() {
 		fmt.Fprintf(&b, "\n- %s: %s", p.Name, oneLine(p.Description))
 	}
 	return b.String()
@@ -278,7 +278,7 @@ func (m *Tools) OutputTool(ctx context.Context, _ string, in OutputInput) (Reply
 	if in.Timeout < 0 {
 		return Reply{}, fmt.Errorf("%w: timeout cannot be negative", sa.ErrInvalid)
 	}
-	out, err := m.rt.TaskOutput(ctx, in.TaskID, in.Block, seconds(in.Timeout, sa.MaxBlockTimeout))
+	out, err := m.rt.Tasks().Output(ctx, in.TaskID, in.Block, seconds(in.Timeout, sa.MaxBlockTimeout))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -292,7 +292,7 @@ func (m *Tools) OutputTool(ctx context.Context, _ string, in OutputInput) (Reply
 
 // ListTool lists the calling session's tasks.
 func (m *Tools) ListTool(ctx context.Context, caller string, in ListInput) (Reply, error) {
-	list, err := m.rt.ListTasks(ctx, caller, sa.TaskStatus(in.Status))
+	list, err := m.rt.Tasks().List(ctx, caller, sa.TaskStatus(in.Status))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -305,7 +305,7 @@ func (m *Tools) CancelTool(ctx context.Context, _ string, in CancelInput) (Reply
 	if t, err := m.rt.Store().ResolveTask(ctx, in.TaskID); err == nil && t.ClearedAt != nil {
 		return Reply{}, clearedError(t, "it was cancelled then if it was running")
 	}
-	t, err := m.rt.CancelTask(ctx, in.TaskID)
+	t, err := m.rt.Tasks().Cancel(ctx, in.TaskID)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -322,7 +322,7 @@ func clearedError(t sa.Task, what string) error {
 
 // ClearTool cancels and clears the calling session's tasks.
 func (m *Tools) ClearTool(ctx context.Context, caller string) (Reply, error) {
-	cancelled, cleared, kept, err := m.rt.ClearTasks(ctx, caller)
+	cancelled, cleared, kept, err := m.rt.Tasks().Clear(ctx, caller)
 	if err != nil {
 		return Reply{}, err
 	}
