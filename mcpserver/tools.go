@@ -133,7 +133,7 @@ func (s *Server) addTools() error {
 }
 
 // taskTool runs superagents_task, once the runtime's policy accepts the
-// request (runtime.CheckTask): a fork goes to forkLaunch; a resume
+// request (runtime.Tasks.Check): a fork goes to forkLaunch; a resume
 // continues one of the client's own tasks, with that task's agent.
 func (s *Server) taskTool(ctx context.Context, req *mcp.CallToolRequest, in tasktools.TaskInput) (tasktools.Reply, error) {
 	// Refused before the client's session is looked for or made.

@@ -71,7 +71,7 @@ func cmdTask(ctx context.Context, c *Chat, in Input) Reply {
 
 // taskRequest translates /task's arguments into a task request for the
 // agent in view: the description defaults to the prompt's first words;
-// the rest is the runtime's policy (runtime.CheckTask).
+// the rest is the runtime's policy (runtime.Tasks.Check).
 func taskRequest(parent string, args commandArgs) (runtime.TaskRequest, error) {
 	_, fork := args.options["fork"]
 	req := runtime.TaskRequest{Parent: parent, Description: args.options["desc"], Prompt: args.text, Agent: args.words[0],

@@ -38,18 +38,18 @@ func (rt *Runtime) SandboxWarning() string { return rt.engine.SandboxWarning() }
 // are.
 func (as Agents) Profile(name string) (agents.Profile, error) { return as.rt.engine.Profile(name) }
 
-// Agents are the agent profiles one can run, by name.
+// List are the agent profiles one can run, by name.
 func (as Agents) List() []agents.Profile { return as.rt.engine.Agents.List() }
 
-// AgentNames are the names of the agent profiles, sorted.
+// Names are the names of the agent profiles, sorted.
 func (as Agents) Names() []string { return as.rt.engine.Agents.Names() }
 
-// CheckSession reports whether a session could run a turn: its agent
+// Check reports whether a session could run a turn: its agent
 // exists and its model's provider can be opened (a known provider, a key
 // if it needs one). Ways in check before they create anything.
 func (ss Sessions) Check(sess sa.Session) error { return ss.rt.engine.Check(sess) }
 
-// ModelOf is the model a session's next turn runs: the session's own,
+// Model is the model a session's next turn runs: the session's own,
 // else its profile's, else the configured default.
 func (ss Sessions) Model(sess sa.Session) (string, error) {
 	profile, err := ss.rt.engine.Profile(sess.Agent)
@@ -66,15 +66,15 @@ func (as Agents) CheckModel(model string) error {
 	return err
 }
 
-// EventsFrom is a cursor on the change log from after the change with id
+// From is a cursor on the change log from after the change with id
 // after, for a way in that reads it at its own pace (Events is the same
 // as a sequence).
 func (es Events) From(after int64) *events.Cursor { return es.rt.bus.From(after) }
 
-// EventsNow is a cursor on the changes to come.
+// Now is a cursor on the changes to come.
 func (es Events) Now() *events.Cursor { return es.rt.bus.Now() }
 
-// SyncEvents has the cursors see every change committed so far, other
+// Sync has the cursors see every change committed so far, other
 // processes' included, without waiting for the next poll.
 func (es Events) Sync() { es.rt.bus.Sync() }
 
@@ -84,21 +84,21 @@ func (ts Tasks) CheckResumeAgent(t sa.Task, agent string) error {
 	return ts.rt.tasks.CheckResumeAgent(t, agent)
 }
 
-// CancelTask stops a queued, running or resuming task: it ends as
+// Cancel stops a queued, running or resuming task: it ends as
 // cancelled, with its notification.
 func (ts Tasks) Cancel(ctx context.Context, ref string) (sa.Task, error) {
 	return ts.rt.tasks.Cancel(ctx, ref)
 }
 
-// ClearTasks cancels a session's active tasks and removes all its tasks
+// Clear cancels a session's active tasks and removes all its tasks
 // from its listing (their sessions stay). It returns how many it
 // cancelled and cleared, and the branches of their worktrees that were
 // kept because they hold work.
 func (ts Tasks) Clear(ctx context.Context, parentSessionID string) (cancelled, cleared int, kept []string, err error) {
-	return ts.rt.tasks.ClearKept(ctx, parentSessionID)
+	return ts.rt.tasks.Clear(ctx, parentSessionID)
 }
 
-// TaskOutput returns a task's state: a completed task's result (the task
+// Output returns a task's state: a completed task's result (the task
 // is then marked read), a running one's progress. With block it first
 // waits until the task ends or timeout (sa.DefaultBlockTimeout when 0, at
 // most sa.MaxBlockTimeout) passes.
@@ -106,34 +106,34 @@ func (ts Tasks) Output(ctx context.Context, ref string, block bool, timeout time
 	return ts.rt.tasks.Output(ctx, ref, block, timeout)
 }
 
-// ListTasks returns a session's tasks, newest first, optionally only
+// List returns a session's tasks, newest first, optionally only
 // those with one status.
 func (ts Tasks) List(ctx context.Context, parentSessionID string, status sa.TaskStatus) ([]sa.Task, error) {
 	return ts.rt.tasks.List(ctx, parentSessionID, status)
 }
 
-// ActiveTasks is how many tasks of a session run in this process.
+// Active is how many tasks of a session run in this process.
 func (ts Tasks) Active(parentSessionID string) int { return ts.rt.tasks.Active(parentSessionID) }
 
-// WaitTasks waits until no task of a session is active, in this process
+// Wait waits until no task of a session is active, in this process
 // or any other.
 func (ts Tasks) Wait(ctx context.Context, parentSessionID string) error {
 	return ts.rt.tasks.WaitIdle(ctx, parentSessionID)
 }
 
-// WaitLocalTasks waits until no task of a session runs in this process:
+// WaitLocal waits until no task of a session runs in this process:
 // what a process that runs tasks itself waits for before it exits.
 func (ts Tasks) WaitLocal(ctx context.Context, parentSessionID string) error {
 	return ts.rt.tasks.WaitLocalIdle(ctx, parentSessionID)
 }
 
-// TaskDepth is how many task launches separate a session from a session
+// Depth is how many task launches separate a session from a session
 // no task created (depth 0).
 func (ts Tasks) Depth(ctx context.Context, sessionID string) (int, error) {
 	return ts.rt.tasks.Depth(ctx, sessionID)
 }
 
-// TaskLimits are the task limits in force (the configured ones, defaults
+// Limits are the task limits in force (the configured ones, defaults
 // filled in).
 func (ts Tasks) Limits() config.Tasks { return ts.rt.tasks.Limits() }
 

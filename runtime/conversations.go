@@ -27,7 +27,7 @@ func (ss Sessions) Conversation(ctx context.Context, host, hostSessionID string)
 	return ss.rt.store.HostLink(ctx, conversationHost(host), hostSessionID)
 }
 
-// CreateClientSession creates the session of an MCP client whose host
+// CreateForClient creates the session of an MCP client whose host
 // conversation is not known, for the connection: it holds the client's
 // tasks and their notices (agent sa.MCPClientAgent, origin MCP) and runs
 // no turn, so no agent or model is checked.

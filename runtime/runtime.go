@@ -271,7 +271,7 @@ func (ss Sessions) Clear(ctx context.Context, sessionID, holder string, extra ..
 	return stored[0], nil
 }
 
-// CreateSession creates a root session after checking that it could run
+// Create creates a root session after checking that it could run
 // a turn (its agent exists, its model's provider opens).
 func (ss Sessions) Create(ctx context.Context, ns sa.NewSession) (sa.Session, error) {
 	profile, err := ss.rt.engine.Profile(ns.Agent)

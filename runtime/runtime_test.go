@@ -322,7 +322,7 @@ func TestWakerWakesOncePerBatch(t *testing.T) {
 	w.Watch(parent.ID)
 	var ids []string
 	for range 3 {
-		task, _, err := tasktools.Submit(ctx, r.Runtime, parent.ID, tasktools.TaskInput{Description: "add", Prompt: "What is 2+2?", Agent: "general"})
+		task, _, err := r.Tasks().Submit(ctx, tasktools.TaskInput{Description: "add", Prompt: "What is 2+2?", Agent: "general"}.Request(parent.ID, ""))
 		if err != nil {
 			t.Fatal(err)
 		}

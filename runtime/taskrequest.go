@@ -16,8 +16,8 @@ import (
 // way in it came from: the chat's /task and /resume, `superagents task
 // launch` and `task resume`, POST /v1/tasks, superagents_task (an
 // agent's, or an MCP client's). Each way in translates its input into a
-// TaskRequest and hands it to SubmitTask; the rules, the defaults and the
-// words of the refusals are CheckTask's.
+// TaskRequest and hands it to Tasks.Submit; the rules, the defaults and the
+// words of the refusals are Tasks.Check's.
 type TaskRequest struct {
 	// Parent is the session that launches the task (its id): it is
 	// notified when the task ends, and a fork inherits its context. A
@@ -61,7 +61,7 @@ const (
 	FieldIsolation   = "isolation"
 )
 
-// RequestError is a task request that CheckTask refuses: the field at
+// RequestError is a task request that Tasks.Check refuses: the field at
 // fault and the rule it breaks, the rest of a sentence that starts with
 // the field's name. Error names the field as superagents_task does;
 // Named lets a way in spell it its own way ("--max-cost"), the rest of
@@ -83,9 +83,9 @@ func refuse(field, format string, args ...any) error {
 	return &RequestError{Field: field, Rule: fmt.Sprintf(format, args...)}
 }
 
-// CheckTask is the one policy of a task request: what it must hold, what
+// Check is the one policy of a task request: what it must hold, what
 // goes together, the bounds of its time limit and budget, the agent it
-// names. It looks nothing up in the store; SubmitTask calls it, and a way
+// names. It looks nothing up in the store; Tasks.Submit calls it, and a way
 // in that wants to refuse a request before it does anything else (the
 // command line, before it starts a background worker) may too.
 func (ts Tasks) Check(req TaskRequest) error {
@@ -138,7 +138,7 @@ func (ts Tasks) Check(req TaskRequest) error {
 // filled in).
 func (rt *Runtime) timeoutLimit() time.Duration { return rt.Tasks().Limits().Timeout.Duration }
 
-// SubmitTask launches a task, or resumes one (req.Resume), once CheckTask
+// Submit launches a task, or resumes one (req.Resume), once Tasks.Check
 // accepts the request. It returns at once; the task runs in the
 // background, here or on a node of the cluster. A launch takes the
 // configured time limit and budget for what it leaves out, and joins the
@@ -150,7 +150,7 @@ func (ts Tasks) Submit(ctx context.Context, req TaskRequest) (t sa.Task, resumed
 		return sa.Task{}, false, err
 	}
 	if req.Resume != "" {
-		t, err = ts.rt.tasks.ResumeAs(ctx, req.Resume, req.Prompt, req.Agent)
+		t, err = ts.rt.tasks.Resume(ctx, req.Resume, req.Prompt, req.Agent)
 		return t, true, err
 	}
 	timeout := cmp.Or(time.Duration(req.Timeout)*time.Second, ts.rt.timeoutLimit())

@@ -226,7 +226,7 @@ func TestBudgetCountsResumes(t *testing.T) {
 	}
 	const reason = "budget reached: 1200 of 1000 tokens (input, output and cache) spent by this task tree"
 	for resume := 1; resume <= 2; resume++ {
-		if _, err := h.mgr.Resume(ctx, task.ID, "more"); err != nil {
+		if _, err := h.mgr.Resume(ctx, task.ID, "more", ""); err != nil {
 			t.Fatal(err)
 		}
 		got := h.wait(task.ID)

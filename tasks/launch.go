@@ -135,7 +135,7 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 
 // checkLaunch returns the profile of a launch request's agent and the
 // isolation the task runs with (the request's, else the profile's). The
-// request's shape was checked by the runtime's policy (runtime.CheckTask).
+// request's shape was checked by the runtime's policy (runtime.Tasks.Check).
 func (m *Manager) checkLaunch(req LaunchRequest) (agents.Profile, string, error) {
 	isolation, err := sa.ParseIsolation(req.Isolation)
 	if err != nil {

@@ -12,19 +12,10 @@ import (
 )
 
 // Resume sends a follow-up to a completed task, in its own session (so it
-// sees its whole conversation), and runs it again in the background.
-func (m *Manager) Resume(ctx context.Context, ref, prompt string) (sa.Task, error) {
-	return m.resume(ctx, ref, prompt, "")
-}
-
-// ResumeAs is Resume for a request that may name an agent, which must be
-// the task's (see CheckResumeAgent); "" names none.
-func (m *Manager) ResumeAs(ctx context.Context, ref, prompt, agent string) (sa.Task, error) {
-	return m.resume(ctx, ref, prompt, agent)
-}
-
-// resume is ResumeAs.
-func (m *Manager) resume(ctx context.Context, ref, prompt, agent string) (sa.Task, error) {
+// sees its whole conversation), and runs it again in the background. A
+// request may name an agent, which must be the task's (see
+// CheckResumeAgent); "" names none.
+func (m *Manager) Resume(ctx context.Context, ref, prompt, agent string) (sa.Task, error) {
 	t, err := m.store.ResolveTask(ctx, ref)
 	if err != nil {
 		return sa.Task{}, err
@@ -131,20 +122,8 @@ func (m *Manager) cancel(ctx context.Context, ref, why string) (sa.Task, error) 
 // from its listing; their sessions stay in the store. Their worktrees are
 // removed, and the branches that hold work are kept (see
 // releaseWorktree). It returns how many were cancelled and how many
-// cleared.
-func (m *Manager) Clear(ctx context.Context, parentSessionID string) (cancelled, cleared int, err error) {
-	cancelled, cleared, _, err = m.clear(ctx, parentSessionID)
-	return cancelled, cleared, err
-}
-
-// ClearKept is Clear that also returns the branches of the cleared tasks'
-// worktrees that were kept because they hold work.
-func (m *Manager) ClearKept(ctx context.Context, parentSessionID string) (cancelled, cleared int, kept []string, err error) {
-	return m.clear(ctx, parentSessionID)
-}
-
-// clear is ClearKept.
-func (m *Manager) clear(ctx context.Context, parentSessionID string) (cancelled, cleared int, kept []string, err error) {
+// cleared, and the branches kept.
+func (m *Manager) Clear(ctx context.Context, parentSessionID string) (cancelled, cleared int, kept []string, err error) {
 	list, err := m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: parentSessionID})
 	if err != nil {
 		return 0, 0, nil, err

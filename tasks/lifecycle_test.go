@@ -352,7 +352,7 @@ func TestHundredConcurrentResumes(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 100 {
 		wg.Go(func() {
-			_, err := h.mgr.Resume(context.Background(), task.ID, "follow-up "+strconv.Itoa(i))
+			_, err := h.mgr.Resume(context.Background(), task.ID, "follow-up "+strconv.Itoa(i), "")
 			switch {
 			case err == nil:
 				accepted.Add(1)
@@ -381,7 +381,7 @@ func TestResumeAfterResume(t *testing.T) {
 	task := h.launch(parent.ID, tasks.LaunchRequest{})
 	h.wait(task.ID)
 	for i := 1; i <= 5; i++ {
-		if _, err := h.mgr.Resume(context.Background(), task.ID, "again "+strconv.Itoa(i)); err != nil {
+		if _, err := h.mgr.Resume(context.Background(), task.ID, "again "+strconv.Itoa(i), ""); err != nil {
 			t.Fatal(err)
 		}
 		ended := h.wait(task.ID)

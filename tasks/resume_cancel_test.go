@@ -32,7 +32,7 @@ func TestCancelThenResumeOfResumedTask(t *testing.T) {
 		t.Fatalf("first run = %+v", done)
 	}
 
-	if _, err := h.mgr.Resume(ctx, task.ID, "stall, please"); err != nil {
+	if _, err := h.mgr.Resume(ctx, task.ID, "stall, please", ""); err != nil {
 		t.Fatal(err)
 	}
 	cancelled, err := h.mgr.Cancel(ctx, task.ID)
@@ -55,7 +55,7 @@ func TestCancelThenResumeOfResumedTask(t *testing.T) {
 		t.Fatalf("output of the cancelled resume = %q, %v", r.Text, err)
 	}
 
-	resumed, err := h.mgr.Resume(ctx, task.ID, "once again")
+	resumed, err := h.mgr.Resume(ctx, task.ID, "once again", "")
 	if err != nil || resumed.ResumeCount != 2 {
 		t.Fatalf("resume after the cancelled one = %+v, %v", resumed, err)
 	}

@@ -365,7 +365,7 @@ func TestResumeCompletionNotification(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.mgr.Resume(context.Background(), task.ID, "more please"); err != nil {
+	if _, err := h.mgr.Resume(context.Background(), task.ID, "more please", ""); err != nil {
 		t.Fatal(err)
 	}
 	ended := h.wait(task.ID)
@@ -401,7 +401,7 @@ func TestWaitForResumeResponse(t *testing.T) {
 	parent := h.parent(user("parent: hi"))
 	task := h.launch(parent.ID, tasks.LaunchRequest{})
 	h.wait(task.ID)
-	if _, err := h.mgr.Resume(context.Background(), task.ID, "again"); err != nil {
+	if _, err := h.mgr.Resume(context.Background(), task.ID, "again", ""); err != nil {
 		t.Fatal(err)
 	}
 	go func() { time.Sleep(200 * time.Millisecond); close(release) }()
@@ -417,12 +417,12 @@ func TestRejectResumeOfNonCompletedTask(t *testing.T) {
 	h := newHarness(t, stalled(t))
 	parent := h.parent(user("parent: hi"))
 	running := h.launch(parent.ID, tasks.LaunchRequest{})
-	_, err := h.mgr.Resume(context.Background(), running.ID, "more")
+	_, err := h.mgr.Resume(context.Background(), running.ID, "more", "")
 	if !errors.Is(err, sa.ErrConflict) || !strings.Contains(err.Error(), "only completed tasks can be resumed") {
 		t.Fatalf("resume of a running task = %v", err)
 	}
 	h.mgr.Cancel(context.Background(), running.ID)
-	_, err = h.mgr.Resume(context.Background(), running.ID, "more")
+	_, err = h.mgr.Resume(context.Background(), running.ID, "more", "")
 	if err == nil || !strings.Contains(err.Error(), "only completed tasks can be resumed") {
 		t.Fatalf("resume of a cancelled task = %v", err)
 	}
@@ -446,10 +446,10 @@ func TestRejectConcurrentResume(t *testing.T) {
 	parent := h.parent(user("parent: hi"))
 	task := h.launch(parent.ID, tasks.LaunchRequest{})
 	h.wait(task.ID)
-	if _, err := h.mgr.Resume(context.Background(), task.ID, "one"); err != nil {
+	if _, err := h.mgr.Resume(context.Background(), task.ID, "one", ""); err != nil {
 		t.Fatal(err)
 	}
-	_, err := h.mgr.Resume(context.Background(), task.ID, "two")
+	_, err := h.mgr.Resume(context.Background(), task.ID, "two", "")
 	if !errors.Is(err, sa.ErrConflict) || !strings.Contains(err.Error(), "currently being resumed") {
 		t.Fatalf("second resume = %v", err)
 	}
@@ -472,7 +472,7 @@ func TestHandleExpiredSessionOnResume(t *testing.T) {
 		// TASK-PERSIST-1: a task lasts until cleared or
 		// until its parent session is deleted.
 		{"cleared by its parent", func(h *harness, parent sa.Session, _ sa.Task) {
-			if _, _, err := h.mgr.Clear(context.Background(), parent.ID); err != nil {
+			if _, _, _, err := h.mgr.Clear(context.Background(), parent.ID); err != nil {
 				t.Fatal(err)
 			}
 		}, "was cleared"},
@@ -489,7 +489,7 @@ func TestHandleExpiredSessionOnResume(t *testing.T) {
 			task := h.launch(parent.ID, tasks.LaunchRequest{})
 			h.wait(task.ID)
 			tt.expire(h, parent, task)
-			_, err := h.mgr.Resume(context.Background(), task.ID, "more")
+			_, err := h.mgr.Resume(context.Background(), task.ID, "more", "")
 			if !errors.Is(err, sa.ErrExpired) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "start a new superagents_task") {
 				t.Fatalf("resume = %v: want an expired-task error saying %q and to start a new superagents_task", err, tt.want)
 			}
@@ -512,7 +512,7 @@ func TestListIndicatorsAndFilter(t *testing.T) {
 	forked := h.launch(parent.ID, tasks.LaunchRequest{Description: "forked", Fork: true})
 	h.wait(plain.ID)
 	h.wait(forked.ID)
-	if _, err := h.mgr.Resume(context.Background(), forked.ID, "again"); err != nil {
+	if _, err := h.mgr.Resume(context.Background(), forked.ID, "again", ""); err != nil {
 		t.Fatal(err)
 	}
 	h.wait(forked.ID)

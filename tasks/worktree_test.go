@@ -164,7 +164,7 @@ func TestWorktreeNothingChanged(t *testing.T) {
 		t.Fatalf("answer = %q, %v; want it to say no files changed", out.Text, err)
 	}
 
-	if _, err := h.mgr.Resume(context.Background(), task.ID, "write later.txt now"); err != nil {
+	if _, err := h.mgr.Resume(context.Background(), task.ID, "write later.txt now", ""); err != nil {
 		t.Fatal(err)
 	}
 	ended = h.wait(task.ID)
@@ -210,7 +210,7 @@ func TestWorktreeResumeKeepsIt(t *testing.T) {
 	parent := h.parent(user("parent: hi"))
 	task := h.launch(parent.ID, tasks.LaunchRequest{Prompt: "write one.txt first", Isolation: sa.IsolationWorktree})
 	h.wait(task.ID)
-	if _, err := h.mgr.Resume(context.Background(), task.ID, "write two.txt second"); err != nil {
+	if _, err := h.mgr.Resume(context.Background(), task.ID, "write two.txt second", ""); err != nil {
 		t.Fatal(err)
 	}
 	ended := h.wait(task.ID)

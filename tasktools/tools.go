@@ -226,9 +226,9 @@ func (m *Tools) TaskTool(ctx context.Context, caller string, in TaskInput) (Repl
 }
 
 // TaskToolFrom is TaskTool whose fork is a digest of forkFrom's
-// conversation (see SubmitFrom).
+// conversation (see TaskInput.Request).
 func (m *Tools) TaskToolFrom(ctx context.Context, caller, forkFrom string, in TaskInput) (Reply, error) {
-	t, resumed, err := SubmitFrom(ctx, m.rt, caller, forkFrom, in)
+	t, resumed, err := m.rt.Tasks().Submit(ctx, in.Request(caller, forkFrom))
 	if err != nil {
 		return Reply{}, err
 	}
