@@ -3,7 +3,7 @@ package forkctx
 import (
 	"strings"
 
-	"github.com/superagents/superagents/tokens"
+	"github.com/superagents/superagents/internal/tokens"
 )
 
 // budget drops blocks in removal order and, as a last resort, cuts the

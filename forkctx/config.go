@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/superagents/superagents"
-	"github.com/superagents/superagents/tokens"
+	"github.com/superagents/superagents/internal/tokens"
 )
 
 // Config holds every threshold of the pipeline. DefaultConfig gives the

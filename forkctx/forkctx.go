@@ -33,7 +33,7 @@ import (
 	"strings"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/tokens"
+	"github.com/superagents/superagents/internal/tokens"
 )
 
 // CompactedMarker is what a tool result contains once its content has been

@@ -15,7 +15,7 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/forkctx"
-	"github.com/superagents/superagents/tokens"
+	"github.com/superagents/superagents/internal/tokens"
 )
 
 // wantInvalid fails unless err is ErrInvalid with text in its message.

@@ -10,7 +10,7 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/forkctx"
-	"github.com/superagents/superagents/tokens"
+	"github.com/superagents/superagents/internal/tokens"
 )
 
 // The tokenizer takes a fraction of a second to build: tests share one.

@@ -39,7 +39,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/superagents/superagents/xdg"
+	"github.com/superagents/superagents/internal/xdg"
 )
 
 // Mode is how much a command may change.

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
-	"github.com/superagents/superagents/sqlite"
+	"github.com/superagents/superagents/internal/sqlite"
 	"github.com/superagents/superagents/transcripts"
 )
 

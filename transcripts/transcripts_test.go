@@ -20,7 +20,7 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/forkctx"
 	"github.com/superagents/superagents/internal/golden"
-	"github.com/superagents/superagents/sqlite"
+	"github.com/superagents/superagents/internal/sqlite"
 	"github.com/superagents/superagents/transcripts"
 )
 

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/superagents/superagents/internal/golden"
+	"github.com/superagents/superagents/internal/repl"
 	"github.com/superagents/superagents/internal/termtest"
-	"github.com/superagents/superagents/repl"
 )
 
 // The tests here drive the real binary: in a real terminal (tmux) and

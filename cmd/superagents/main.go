@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/superagents/superagents/cli"
-	"github.com/superagents/superagents/frontends"
+	"github.com/superagents/superagents/internal/cli"
+	"github.com/superagents/superagents/internal/frontends"
 )
 
 // version is stamped by release builds: -ldflags "-X main.version=v1.2.3".

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/superagents/superagents/sqlite"
-	"github.com/superagents/superagents/tools"
+	"github.com/superagents/superagents/internal/sqlite"
+	"github.com/superagents/superagents/internal/tools"
 )
 
 // Store opens a SQLite store in dir, closed when the test ends.

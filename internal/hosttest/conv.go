@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/superagents/superagents/llm/llmtest"
+	"github.com/superagents/superagents/internal/llm/llmtest"
 )
 
 // Wire is a model API a host speaks.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superagents/superagents/httpapi"
+	"github.com/superagents/superagents/internal/httpapi"
 	"github.com/superagents/superagents/internal/termtest"
 )
 

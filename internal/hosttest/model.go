@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/superagents/superagents/llm/llmtest"
+	"github.com/superagents/superagents/internal/llm/llmtest"
 )
 
 // Action is what a scripted model does with one request: say Text, or

@@ -15,7 +15,7 @@ import (
 // internal/stacktest, which the tests of those parts use; a way in that
 // called it would go around the runtime, which the layering forbids.
 var testOnlyCalls = []testOnlyCall{
-	{pkg: "runtime", fn: "PartsOf", callers: []string{"internal/stacktest"}},
+	{pkg: "internal/runtime", fn: "PartsOf", callers: []string{"internal/stacktest"}},
 }
 
 type testOnlyCall struct {

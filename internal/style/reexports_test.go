@@ -16,9 +16,9 @@ import (
 // has to find out that both mean the same. The project names a thing
 // where it lives; the exceptions are kept on purpose, each for a reason.
 var reexportExceptions = map[string]string{
-	"llm.ErrStreamIdle":     "made in llm/internal/wire, which callers of llm cannot import",
-	"llm.ErrRequestTimeout": "made in llm/internal/wire, which callers of llm cannot import",
-	"llm.ErrCut":            "made in llm/internal/wire, which callers of llm cannot import",
+	"internal/llm.ErrStreamIdle":     "made in internal/llm/internal/wire, which callers of internal/llm cannot import",
+	"internal/llm.ErrRequestTimeout": "made in internal/llm/internal/wire, which callers of internal/llm cannot import",
+	"internal/llm.ErrCut":            "made in internal/llm/internal/wire, which callers of internal/llm cannot import",
 }
 
 // pendingReexports are re-exports still there, being removed: each must

@@ -14,7 +14,7 @@ import (
 // module's root), and write through the runtime's operations only: the
 // interface of the root package that view returns has none of the
 // methods of the root package's Store that write.
-var storeView = viewMethod{pkg: "runtime", recv: "Runtime", method: "Store"}
+var storeView = viewMethod{pkg: "internal/runtime", recv: "Runtime", method: "Store"}
 
 // storeWrites are the methods of the root package's Store that write, or
 // close it, each named as the interface declares it (an interface of
@@ -209,7 +209,7 @@ type Both interface { SessionReader; CreateSession() }
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var files []sourceFile
-			for rel, src := range map[string]string{"store.go": root, "runtime/api.go": tt.runtime} {
+			for rel, src := range map[string]string{"store.go": root, "internal/runtime/api.go": tt.runtime} {
 				f, err := parseSource(rel, []byte(src))
 				if err != nil {
 					t.Fatal(err)

@@ -28,8 +28,7 @@ const (
 // rules do not apply there. A pattern matches the directory and everything
 // below it; its elements are path.Match patterns.
 var testSupportDirs = []string{
-	"storetest",
-	"llm/llmtest",
+	"internal/llm/llmtest",
 	"internal/*test",
 	"internal/benchcli",
 }
@@ -61,7 +60,7 @@ type importRule struct {
 	why string
 }
 
-var waysIn = []string{"repl", "httpapi", "mcpserver", "cli"}
+var waysIn = []string{"internal/repl", "internal/httpapi", "internal/mcpserver", "internal/cli"}
 
 // layering is the architecture of docs/architecture.md, enforced.
 var layering = []importRule{
@@ -71,42 +70,42 @@ var layering = []importRule{
 	// allowed to, no more: the runtime (never the engine, the task
 	// manager or the agent loop behind it), the domain, and the few
 	// packages of their own surface. None imports another way in.
-	{pkg: "repl", only: []string{"", "internal/...", "runtime", "tasktools", "events", "cost"},
+	{pkg: "internal/repl", only: []string{"", "internal/mdterm", "internal/runtime", "internal/tasktools", "internal/events", "internal/cost"},
 		why: "the chat is an adapter over runtime/: a way in reaches the engine, tasks and the agent loop through it, and the ways in are siblings"},
-	{pkg: "httpapi", only: []string{"", "internal/...", "runtime", "tasktools", "config", "cost", "llm"},
+	{pkg: "internal/httpapi", only: []string{"", "internal/mdterm", "internal/runtime", "internal/tasktools", "internal/config", "internal/cost", "internal/llm"},
 		why: "the HTTP API is an adapter over runtime/: a way in reaches the engine, tasks and the agent loop through it, and the ways in are siblings"},
-	{pkg: "mcpserver", only: []string{"", "internal/...", "runtime", "tasktools", "config", "events", "mcptasks", "transcripts"},
+	{pkg: "internal/mcpserver", only: []string{"", "internal/mdterm", "internal/runtime", "internal/tasktools", "internal/config", "internal/events", "mcptasks", "transcripts"},
 		why: "the MCP server is an adapter over runtime/: a way in reaches the engine, tasks and the agent loop through it, and the ways in are siblings"},
-	{pkg: "cli", only: []string{"", "internal/...", "runtime", "tasktools", "agents", "config", "cost", "forkctx", "instructions", "mcpclient",
-		"mcpdaemon", "postgres", "sandbox", "sqlite", "taskqueue", "tools", "transcripts", "xdg"},
+	{pkg: "internal/cli", only: []string{"", "internal/mdterm", "internal/runtime", "internal/tasktools", "internal/agents", "internal/config", "internal/cost", "forkctx", "internal/instructions", "internal/mcpclient",
+		"internal/mcpdaemon", "internal/postgres", "sandbox", "internal/sqlite", "internal/taskqueue", "internal/tools", "transcripts", "internal/xdg"},
 		why: "the command line is the composition root (it opens the store, chooses the dispatch and the tools) and works through runtime/; frontends/ starts the long-lived ways in"},
-	{pkg: "tasktools", only: []string{"", "internal/...", "runtime", "agents", "cost", "tools"},
+	{pkg: "internal/tasktools", only: []string{"", "internal/mdterm", "internal/runtime", "internal/agents", "internal/cost", "internal/tools"},
 		why: "the task tool surface is over runtime/, as the ways in are"},
-	{pkg: "...", except: []string{"frontends", "cmd/...", "internal/hosttest"}, not: waysIn,
+	{pkg: "...", except: []string{"internal/frontends", "cmd/...", "internal/hosttest"}, not: waysIn,
 		why: "frontends/ and cmd/ are the composition root that wires the ways in (internal/hosttest serves the HTTP API to hosts in tests)"},
-	{pkg: "sqlite/...", only: []string{"", "internal/..."},
+	{pkg: "internal/sqlite/...", only: []string{"", "internal/storekit"},
 		why: "a store builds on the domain model and internal helpers only, never on runtime, tasks, engine or a way in"},
-	{pkg: "postgres/...", only: []string{"", "internal/..."},
+	{pkg: "internal/postgres/...", only: []string{"", "internal/storekit"},
 		why: "a store builds on the domain model and internal helpers only, never on runtime, tasks, engine or a way in"},
-	{pkg: "runtime", not: []string{"sqlite", "postgres"},
+	{pkg: "internal/runtime", not: []string{"internal/sqlite", "internal/postgres"},
 		why: "the runtime works on any Store; the command line picks one"},
-	{pkg: "repl", not: []string{"sqlite", "postgres", "taskqueue"},
+	{pkg: "internal/repl", not: []string{"internal/sqlite", "internal/postgres", "internal/taskqueue"},
 		why: "a way in reads the store through the runtime's read-only view and writes through the runtime; the command line opens the store"},
-	{pkg: "httpapi", not: []string{"sqlite", "postgres", "taskqueue"},
+	{pkg: "internal/httpapi", not: []string{"internal/sqlite", "internal/postgres", "internal/taskqueue"},
 		why: "a way in reads the store through the runtime's read-only view and writes through the runtime; the command line opens the store"},
-	{pkg: "mcpserver", not: []string{"sqlite", "postgres", "taskqueue"},
+	{pkg: "internal/mcpserver", not: []string{"internal/sqlite", "internal/postgres", "internal/taskqueue"},
 		why: "a way in reads the store through the runtime's read-only view and writes through the runtime; the command line opens the store"},
-	{pkg: "tasktools", not: []string{"sqlite", "postgres", "taskqueue"},
+	{pkg: "internal/tasktools", not: []string{"internal/sqlite", "internal/postgres", "internal/taskqueue"},
 		why: "a way in reads the store through the runtime's read-only view and writes through the runtime; the command line opens the store"},
-	{pkg: "runtime", not: []string{"taskqueue"},
+	{pkg: "internal/runtime", not: []string{"internal/taskqueue"},
 		why: "the runtime works on any task dispatch; the command line picks one"},
-	{pkg: "engine", not: []string{"runtime", "tasktools", "tasks"},
+	{pkg: "internal/engine", not: []string{"internal/runtime", "internal/tasktools", "internal/tasks"},
 		why: "the engine is below the runtime and gets the task tools from it"},
-	{pkg: "tasks", not: []string{"runtime", "tasktools"},
+	{pkg: "internal/tasks", not: []string{"internal/runtime", "internal/tasktools"},
 		why: "the task manager is below the runtime; the tool surface is over it"},
-	{pkg: "runner", only: []string{"", "internal/..."},
+	{pkg: "internal/runner", only: []string{"", "internal/proc"},
 		why: "a process's liveness and turn leases are below the task manager and the runtime, which both take leases through it"},
-	{pkg: "agent", not: []string{"runtime", "tasktools", "tasks", "engine"},
+	{pkg: "internal/agent", not: []string{"internal/runtime", "internal/tasktools", "internal/tasks", "internal/engine"},
 		why: "the agent loop knows only models and tools"},
 }
 

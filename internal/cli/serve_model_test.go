@@ -1,0 +1,71 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/superagents/superagents/internal/cli"
+	"github.com/superagents/superagents/internal/config"
+	"github.com/superagents/superagents/internal/frontends"
+)
+
+// TestServeModel: serve takes --model as run, chat and mcp do, and checks
+// it the same way.
+func TestServeModel(t *testing.T) {
+	t.Run("unknown provider", func(t *testing.T) {
+		h := newHarness(t)
+		r := h.run("serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--model", "nope/x")
+		if r.code != cli.ExitUsage || !strings.Contains(r.stderr, `unknown provider "nope"`) {
+			t.Fatalf("exit %d, stderr %q; want a usage error naming the provider", r.code, r.stderr)
+		}
+	})
+	t.Run("overrides the configured model", func(t *testing.T) {
+		h := newHarness(t)
+		// The configured model needs a key nobody gave: only the flag's
+		// offline model can answer.
+		h.env[config.EnvModel] = "anthropic/claude-sonnet-4-5"
+		token := h.ok("", "serve", "--print-token")
+		ctx, stop := context.WithCancel(context.Background())
+		defer stop()
+		var stderr syncBuffer
+		exited := make(chan int, 1)
+		go func() {
+			exited <- frontends.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--model", "offline"}, cli.Env{
+				Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr,
+				Getenv: func(k string) string { return h.env[k] },
+			})
+		}()
+		d := waitDiscovery(t, h.dataDir, exited, &stderr)
+		client := &http.Client{Transport: &http.Transport{}}
+		defer client.CloseIdleConnections()
+		call := func(path, body string) map[string]any {
+			t.Helper()
+			req, _ := http.NewRequest("POST", d.URL+path, strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+token)
+			req.Header.Set("Content-Type", "application/json")
+			res, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var out map[string]any
+			if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		sess := call("/v1/sessions", "{}")
+		turn := call("/v1/sessions/"+sess["id"].(string)+"/messages?wait=true", `{"text": "What is 2+2?"}`)
+		if got, _ := turn["turn"].(map[string]any); got == nil || got["answer"] != "2+2 equals 4." {
+			t.Fatalf("a turn = %v: want the offline model's answer", turn)
+		}
+		stop()
+		if code := <-exited; code != cli.ExitOK {
+			t.Fatalf("serve exited with %d: %s", code, stderr.String())
+		}
+	})
+}

@@ -1,0 +1,186 @@
+package tasks
+
+import (
+	"cmp"
+	"context"
+
+	"fmt"
+	"strings"
+	"time"
+
+	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/runner"
+
+	"github.com/superagents/superagents/internal/agents"
+	"github.com/superagents/superagents/internal/engine"
+)
+
+// LaunchRequest describes a task to launch.
+type LaunchRequest struct {
+	// ParentSessionID is the session launching the task: it is notified
+	// when the task ends, and a fork inherits its context.
+	ParentSessionID string
+	// Description is a few words for listings and notifications.
+	Description string
+	// Prompt is the task's instructions.
+	Prompt string
+	// Agent is the agent profile to run.
+	Agent string
+	// Fork gives the task the parent's context, through the fork context
+	// pipeline.
+	Fork bool
+	// ForkFrom, with Fork, is the session whose conversation the digest
+	// is made of instead of the parent's (the host's own conversation,
+	// imported, for a task an MCP host launches).
+	ForkFrom string
+	// Timeout limits the run (0: the configured limit, which it may not
+	// exceed).
+	Timeout time.Duration
+	// BatchID groups tasks launched together (by one parent turn); empty
+	// makes a batch of one.
+	BatchID string
+	// JoinActiveBatch puts the task in the batch of the parent's active
+	// tasks, if any (see sa.NewTask); BatchID, or a new batch, otherwise.
+	JoinActiveBatch bool
+	// Budget is what the task's tree may spend (see launchBudget).
+	Budget sa.Budget
+	// Isolation is sa.IsolationWorktree for a task that works in a git
+	// worktree of its own; empty takes the agent profile's.
+	Isolation string
+}
+
+// Launch creates a task and has it run, through the manager's dispatch:
+// here, or by whichever node takes it from a shared job queue. It returns
+// at once; the task runs in the background (queued first when the
+// concurrency limit is reached).
+func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error) {
+	profile, isolation, err := m.checkLaunch(req)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	parent, err := m.store.Session(ctx, req.ParentSessionID)
+	if err != nil {
+		return sa.Task{}, fmt.Errorf("parent session: %w", err)
+	}
+	ancestors, err := m.ancestry(ctx, parent.ID)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	depth := len(ancestors)
+	if depth >= m.limits.SpawnDepth {
+		return sa.Task{}, fmt.Errorf("%w: tasks may be nested %d deep (tasks.spawn_depth) and this session is at depth %d", sa.ErrLimit, m.limits.SpawnDepth, depth)
+	}
+	timeout := m.limits.Timeout.Duration
+	if req.Timeout > 0 && req.Timeout < timeout {
+		timeout = req.Timeout
+	}
+	first := []sa.Message{engine.UserMessage(req.Prompt)}
+	if req.Fork {
+		if first, err = m.forkContext(ctx, cmp.Or(req.ForkFrom, parent.ID), req.Prompt); err != nil {
+			return sa.Task{}, err
+		}
+	}
+	// The child runs its profile's model; one without a model of its own
+	// keeps the parent's. A fork given no model takes its parent's, so
+	// one is named for it.
+	model := parent.Model
+	if profile.Model != "" {
+		model = ""
+		if req.Fork {
+			model = profile.Model
+		}
+	}
+	budget, err := m.launchBudget(ctx, ancestors, m.engine.ModelFor(sa.Session{Model: model}, profile, ""), req.Budget)
+	if err != nil {
+		return sa.Task{}, err
+	}
+	// A task with a worktree is named before it is created: its branch
+	// and worktree carry its id, and are recorded with it.
+	var id string
+	var wt *sa.TaskWorktree
+	if isolation == sa.IsolationWorktree {
+		id = sa.NewID()
+		if wt, err = m.createWorktree(ctx, id, ancestors); err != nil {
+			return sa.Task{}, err
+		}
+	}
+	t, err := m.dispatch.Launch(ctx, sa.NewTask{
+		Task: sa.Task{
+			ID:              id,
+			Worktree:        wt,
+			ParentSessionID: parent.ID,
+			ParentAgent:     parent.Agent,
+			Description:     strings.TrimSpace(req.Description),
+			Prompt:          req.Prompt,
+			Agent:           profile.Name,
+			Status:          sa.TaskQueued,
+			BatchID:         cmp.Or(req.BatchID, sa.NewID()),
+			Timeout:         sa.Seconds(timeout),
+			Budget:          budget,
+			RunnerID:        runner.Queue,
+			MayAsk:          userInput(ctx),
+			Launcher:        launcherOf(ctx),
+		},
+		Fork:            req.Fork,
+		Session:         sa.NewSession{Agent: profile.Name, Model: model, Title: strings.TrimSpace(req.Description), Origin: sa.OriginTask, Messages: first},
+		JoinActiveBatch: req.JoinActiveBatch,
+	}, ancestors)
+	if err != nil && wt != nil {
+		m.gitMu.Lock()
+		_ = tree(wt).Discard(context.WithoutCancel(ctx))
+		m.gitMu.Unlock()
+	}
+	return t, err
+}
+
+// checkLaunch returns the profile of a launch request's agent and the
+// isolation the task runs with (the request's, else the profile's). The
+// request's shape was checked by the runtime's policy (runtime.Tasks.Check).
+func (m *Manager) checkLaunch(req LaunchRequest) (agents.Profile, string, error) {
+	isolation, err := sa.ParseIsolation(req.Isolation)
+	if err != nil {
+		return agents.Profile{}, "", err
+	}
+	profile, err := m.engine.Profile(req.Agent)
+	if err != nil {
+		return agents.Profile{}, "", err
+	}
+	if req.Isolation == "" {
+		isolation = profile.Isolation
+	}
+	return profile, isolation, nil
+}
+
+// forkContext builds a forked task's first messages: a clear, so that its
+// model context starts here and not with the parent's raw history (the
+// session is still linked to the parent, as a fork); then the pipeline's
+// preamble and digest of the parent's conversation; then the prompt.
+func (m *Manager) forkContext(ctx context.Context, parentID, prompt string) ([]sa.Message, error) {
+	history, err := m.store.History(ctx, parentID)
+	if err != nil {
+		return nil, fmt.Errorf("parent history: %w", err)
+	}
+	res, err := m.fork.Build(history)
+	if err != nil {
+		return nil, fmt.Errorf("fork context: %w", err)
+	}
+	return []sa.Message{
+		sa.ClearMessage(),
+		{Role: sa.RoleSystem, Parts: []sa.Part{sa.TextPart(res.Text())}},
+		engine.UserMessage(prompt),
+	}, nil
+}
+
+type launcherKey struct{}
+
+// WithLauncher marks ctx as that of a launch made as a principal, which
+// the task records (sa.Task.Launcher): an MCP client's.
+func WithLauncher(ctx context.Context, launcher string) context.Context {
+	return context.WithValue(ctx, launcherKey{}, launcher)
+}
+
+// launcherOf is the principal a launch is made as, if any.
+func launcherOf(ctx context.Context) string {
+	l, _ := ctx.Value(launcherKey{}).(string)
+	return l
+}
