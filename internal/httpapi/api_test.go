@@ -302,7 +302,7 @@ func TestLaunchFork(t *testing.T) {
 	}
 }
 
-// taskGroup is the answer of GET /v1/task-groups/{batch}.
+// taskGroup is the answer of GET /v1/batches/{batch}.
 type taskGroup struct {
 	BatchID        string    `json:"batch_id"`
 	Tasks          []sa.Task `json:"tasks"`
@@ -369,7 +369,7 @@ func TestTaskGroup(t *testing.T) {
 	}
 
 	var group taskGroup
-	h.ok(http.StatusOK, "GET", "/v1/task-groups/"+batch, nil, &group)
+	h.ok(http.StatusOK, "GET", "/v1/batches/"+batch, nil, &group)
 	if group.Total != 5 || group.Running != 1 || group.Completed != 3 || group.Error != 1 || group.EndedAt != nil {
 		t.Fatalf("group while one task runs: %v", group)
 	}
@@ -486,7 +486,7 @@ func TestErrorCodes(t *testing.T) {
 		{"bad wait", "POST", "/v1/sessions/" + parent.ID + "/messages?wait=perhaps", map[string]any{"text": "hi"}, nil, 400, "true or false", "wait"},
 		{"unknown task", "GET", "/v1/tasks/zzzzzzzz", nil, nil, 404, "no task", ""},
 		{"unknown session", "GET", "/v1/sessions/zzzzzzzz/history", nil, nil, 404, "no session", ""},
-		{"unknown batch", "GET", "/v1/task-groups/zzzzzzzz", nil, nil, 404, "no batch", ""},
+		{"unknown batch", "GET", "/v1/batches/zzzzzzzz", nil, nil, 404, "no batch", ""},
 		{"unknown endpoint", "GET", "/v1/nothing", nil, nil, 404, "no such endpoint", ""},
 		{"wrong method", "DELETE", "/v1/tasks", nil, nil, 405, "not allowed", ""},
 		{"wrong method on a task", "PUT", "/v1/tasks/" + completed.ID, nil, nil, 405, "not allowed", ""},

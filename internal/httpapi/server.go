@@ -200,7 +200,9 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/tasks/{id}/messages", s.taskMessages)
 	mux.HandleFunc("POST /v1/tasks/{id}/cancel", s.cancelTask)
 	mux.HandleFunc("POST /v1/tasks/{id}/resume", s.resumeTask)
-	mux.HandleFunc("GET /v1/task-groups/{batch}", s.taskGroup)
+	mux.HandleFunc("GET /v1/batches/{batch}", s.batch)
+	// The batch's first name, kept for the clients that use it.
+	mux.HandleFunc("GET /v1/task-groups/{batch}", s.batch)
 	mux.HandleFunc("GET /v1/sessions", s.listSessions)
 	mux.HandleFunc("POST /v1/sessions", s.createSession)
 	mux.HandleFunc("GET /v1/sessions/{id}", s.getSession)

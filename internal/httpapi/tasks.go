@@ -333,7 +333,7 @@ type groupView struct {
 	DurationMS int64 `json:"duration_ms"`
 }
 
-func (s *Server) taskGroup(w http.ResponseWriter, r *http.Request) {
+func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 	batch, err := s.store.ResolveBatch(r.Context(), r.PathValue("batch"))
 	if err != nil {
 		s.fail(w, r, err)
