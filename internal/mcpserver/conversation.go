@@ -26,7 +26,7 @@ import (
 
 // conversation is the host conversation of a client (or, for a client
 // over HTTP whose conversation is not known, the API token it presents:
-// host httpHolder).
+// host tokenHost).
 type conversation struct {
 	host transcripts.Host
 	id   string // the host's own session id
@@ -34,7 +34,7 @@ type conversation struct {
 
 // label names the conversation in its session's title.
 func (c conversation) label() string {
-	if c.host == httpHolder {
+	if c.host == tokenHost {
 		return "HTTP token " + c.id[:8]
 	}
 	return c.host.Label() + " conversation " + sa.ShortID(c.id)

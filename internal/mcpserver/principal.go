@@ -61,7 +61,7 @@ func overHTTP(req mcp.Request) bool {
 // launcherOf is the principal the tasks a request launches record.
 func (s *Server) launcherOf(req mcp.Request) string {
 	if overHTTP(req) {
-		return tokenLauncher + holderOf(req)
+		return tokenLauncher + tokenOf(req)
 	}
 	return s.stdioLauncher
 }

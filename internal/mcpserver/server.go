@@ -368,7 +368,7 @@ func (s *Server) parent(ctx context.Context, req *mcp.CallToolRequest, fork *hos
 		if c.conv == nil && stateless(req) {
 			// Its MCP session lasts this request: the token it presents
 			// owns its tasks.
-			c.conv = &conversation{host: httpHolder, id: holderOf(req)}
+			c.conv = &conversation{host: tokenHost, id: tokenOf(req)}
 		}
 	}
 	if c.conv != nil {

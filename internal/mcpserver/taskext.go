@@ -38,10 +38,10 @@ import (
 // soon enough.
 const taskPollInterval = 2 * time.Second
 
-// httpHolder names the owner of the tasks of 2026-07-28 clients over HTTP
-// whose conversation is not known: the conversation of host httpHolder
+// tokenHost names the owner of the tasks of 2026-07-28 clients over HTTP
+// whose conversation is not known: the conversation of host tokenHost
 // and a digest of the token they present.
-const httpHolder transcripts.Host = "http"
+const tokenHost transcripts.Host = "http"
 
 // stateless reports whether req is a request of the 2026-07-28 revision
 // (or later) over HTTP, which stands alone: its MCP session lives for
@@ -58,9 +58,9 @@ func protocolOf(req mcp.Request) string {
 	return ""
 }
 
-// holderOf names, without keeping it, the API token a request over HTTP
+// tokenOf names, without keeping it, the API token a request over HTTP
 // presents (the server's authentication checked it before).
-func holderOf(req mcp.Request) string {
+func tokenOf(req mcp.Request) string {
 	auth := strings.TrimSpace(req.GetExtra().Header.Get("Authorization"))
 	if scheme, token, ok := strings.Cut(auth, " "); ok && strings.EqualFold(scheme, "Bearer") {
 		auth = strings.TrimSpace(token)
