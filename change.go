@@ -18,7 +18,25 @@ const (
 	ChangeTaskCompleted  ChangeKind = "task.completed"
 	ChangeTaskError      ChangeKind = "task.error"
 	ChangeTaskCancelled  ChangeKind = "task.cancelled"
+	// ChangeTaskMessage: a message was sent to a task (Data: the
+	// TaskMessage).
+	ChangeTaskMessage ChangeKind = "task.message"
+	// ChangeTaskQuestion: a task asked whoever launched it (Data: the
+	// InputRequest); ChangeTaskAnswer: the question was answered, or
+	// given up (Data: the InputRequest with its response).
+	ChangeTaskQuestion ChangeKind = "task.question"
+	ChangeTaskAnswer   ChangeKind = "task.answer"
 )
+
+// CarriesTask reports whether a change's Data is the task it is about
+// (a task's creation, update or ending), not a message or question of it.
+func (c Change) CarriesTask() bool {
+	switch c.Kind {
+	case ChangeTaskCreated, ChangeTaskUpdated, ChangeTaskCompleted, ChangeTaskError, ChangeTaskCancelled:
+		return true
+	}
+	return false
+}
 
 // TaskChangeKind is the kind of change that moving a task to status
 // records.

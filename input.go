@@ -52,13 +52,16 @@ func (r InputRequest) Validate() error {
 //
 // Asking and answering each record a task.updated change carrying the
 // task, so that followers of the change log (the run waiting for the
-// answer, and status reports) hear of both at once, on any node.
+// answer, and status reports) hear of both at once, on any node; and a
+// task.question or task.answer change carrying the request.
 type Inputs interface {
-	// AskInput stores a request of an active task that may ask
-	// (Task.MayAsk) and returns it with CreatedAt set. It refuses with
-	// ErrConflict a task that has ended or may not ask, and a key the
-	// task used already; with ErrNotFound an unknown task.
-	AskInput(ctx context.Context, r InputRequest) (InputRequest, error)
+	// AskInput stores a request of an active task and returns it with
+	// CreatedAt set; notice, if set, makes the message that tells the
+	// task's parent session of it, appended there in the same
+	// transaction (when the parent is live). It refuses with ErrConflict
+	// a task that has ended and a key the task used already; with
+	// ErrNotFound an unknown task.
+	AskInput(ctx context.Context, r InputRequest, notice func(Task) Message) (InputRequest, error)
 	// InputRequests returns the requests of a task's current run, answered
 	// or not, oldest first (none once the task has ended).
 	InputRequests(ctx context.Context, taskID string) ([]InputRequest, error)

@@ -9,7 +9,8 @@ import (
 // than one row does it in one transaction: a crash leaves either all of it
 // or none. Implementations live in their own packages (sqlite/) and must
 // pass the conformance suite in storetest/. Consumers take the part they
-// use (Sessions, Tasks, ChangeLog, Runners, Leases, HostLinker, Inputs), not the
+// use (Sessions, Tasks, ChangeLog, Runners, Leases, HostLinker, Inputs,
+// Inbox), not the
 // whole.
 //
 // Deleted sessions are invisible through this interface (ErrNotFound), but
@@ -24,6 +25,7 @@ type Store interface {
 	Leases
 	HostLinker
 	Inputs // input.go
+	Inbox  // inbox.go
 	io.Closer
 }
 
@@ -37,6 +39,9 @@ type StoreReader interface {
 	HostLinkReader
 	// InputRequests: see Inputs.
 	InputRequests(ctx context.Context, taskID string) ([]InputRequest, error)
+	// TaskMessages and WaitingTaskMessages: see Inbox.
+	TaskMessages(ctx context.Context, taskID string) ([]TaskMessage, error)
+	WaitingTaskMessages(ctx context.Context, taskID string) (int, error)
 	// Runners: see Runners.
 	Runners(ctx context.Context) ([]Runner, error)
 	// Lease: see Leases.

@@ -297,10 +297,17 @@ type TaskOutput struct {
 	Task Task
 	// TimedOut is set when a blocking wait ended before the task did.
 	TimedOut bool
+	// Told is set when a blocking wait of a task's own run stopped early
+	// because the task was told something (a message sent to it, a
+	// question one of its own tasks asks), which it reads next.
+	Told bool
 	// Waited is how long a blocking read waited.
 	Waited time.Duration
 	// Partial is the latest answer text of a task that has not finished.
 	Partial string
+	// Question is what an active task waits to have answered ("" when
+	// it waits for nothing).
+	Question string
 }
 
 // Blocking reads of a task's output: how long one waits by default, and
@@ -317,4 +324,5 @@ const (
 	ListTool   = "superagents_list"
 	CancelTool = "superagents_cancel"
 	ClearTool  = "superagents_clear"
+	SendTool   = "superagents_send"
 )

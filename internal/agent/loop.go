@@ -64,6 +64,11 @@ type Loop struct {
 	// it was made with: its history is its own messages (after its last
 	// clear), read as those stored since none, without walking a lineage.
 	NewSession bool
+	// Inbox, if set, stores in the session the messages sent to it while
+	// it runs (a task's steering) and returns them: it is called before
+	// each model request, and once more before the turn ends, which goes
+	// on when it brought any.
+	Inbox func(ctx context.Context) ([]sa.Message, error)
 }
 
 // Run stores the input messages in the session and runs the model until it
@@ -176,12 +181,18 @@ func (r *run) turn(ctx context.Context, input []sa.Message) (sa.TurnOutcome, err
 			return r.out, err
 		}
 		if len(calls) == 0 {
-			// A notification stored while the model wrote this answer was
-			// not in its request: answer it before the turn ends. One
-			// stored after this check follows the answer, where waking
-			// logic (tasks.Manager.Unseen) sees it.
+			// A message sent or a notification stored while the model
+			// wrote this answer was not in its request: answer it before
+			// the turn ends. A notification stored after this check
+			// follows the answer, where waking logic
+			// (tasks.Manager.Unseen) sees it; a message, where the task's
+			// ending refuses to complete (sa.ErrUndelivered).
+			sent, err := r.deliver(ctx)
+			if err != nil {
+				return r.out, err
+			}
 			late, err := r.notifiedSince(ctx, seen)
-			if err != nil || !late {
+			if err != nil || (!late && !sent) {
 				return r.out, err
 			}
 			continue
@@ -228,31 +239,40 @@ func (r *run) notifiedSince(ctx context.Context, seen int64) (bool, error) {
 	return false, nil
 }
 
+// deliver stores the messages sent to the session since the last look
+// (Loop.Inbox), reporting whether there were any.
+func (r *run) deliver(ctx context.Context) (bool, error) {
+	if r.loop.Inbox == nil {
+		return false, nil
+	}
+	msgs, err := r.loop.Inbox(ctx)
+	if err != nil {
+		return false, fmt.Errorf("deliver messages: %w", err)
+	}
+	if len(msgs) == 0 {
+		return false, nil
+	}
+	r.current = false // the history read misses them
+	for i := range msgs {
+		r.emit(sa.TurnEvent{Type: sa.TurnEventMessage, Step: r.out.Steps, Message: &msgs[i]})
+	}
+	return true, nil
+}
+
 // step sends one request and stores the assistant message. It returns the
 // tool calls the model made and the id of the newest message the request
 // held.
 func (r *run) step(ctx context.Context) ([]sa.Part, int64, error) {
+	if _, err := r.deliver(ctx); err != nil {
+		return nil, 0, err
+	}
 	history, err := r.readHistory(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	var specs []sa.ToolSpec
-	if r.loop.Tools != nil {
-		specs = r.loop.Tools.Specs()
-	}
-	if history, err = r.compactIfDue(ctx, history, specs); err != nil {
+	req, seen, err := r.request(ctx, history)
+	if err != nil {
 		return nil, 0, err
-	}
-	var seen int64
-	if len(history) > 0 {
-		seen = history[len(history)-1].ID
-	}
-	req := sa.ModelRequest{
-		Model:     r.loop.Model,
-		System:    r.loop.System,
-		Messages:  compact.View(history), // providers put it in the shape their API wants
-		MaxTokens: r.loop.MaxTokens,
-		Tools:     specs,
 	}
 
 	r.current = false // the model's answer is stored next, or the turn ends
@@ -309,6 +329,31 @@ func (r *run) step(ctx context.Context) ([]sa.Part, int64, error) {
 	}
 	r.out.Text = msg.Text()
 	return acc.calls(), seen, nil
+}
+
+// request is the model request of a step over the session's history
+// (compacted first when it is due), with the id of the newest message it
+// holds.
+func (r *run) request(ctx context.Context, history []sa.Message) (sa.ModelRequest, int64, error) {
+	var specs []sa.ToolSpec
+	if r.loop.Tools != nil {
+		specs = r.loop.Tools.Specs()
+	}
+	history, err := r.compactIfDue(ctx, history, specs)
+	if err != nil {
+		return sa.ModelRequest{}, 0, err
+	}
+	var seen int64
+	if len(history) > 0 {
+		seen = history[len(history)-1].ID
+	}
+	return sa.ModelRequest{
+		Model:     r.loop.Model,
+		System:    r.loop.System,
+		Messages:  compact.View(history), // providers put it in the shape their API wants
+		MaxTokens: r.loop.MaxTokens,
+		Tools:     specs,
+	}, seen, nil
 }
 
 // runTools runs the calls of one step concurrently and stores each result

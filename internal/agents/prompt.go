@@ -44,5 +44,8 @@ func taskToolsGuide(toolNames []string) string {
 	if has(sa.CancelTool) {
 		lines = append(lines, "- "+sa.CancelTool+" stops a task that is no longer needed.")
 	}
+	if has(sa.SendTool) {
+		lines = append(lines, "- "+sa.SendTool+" tells a running task something it should know (it reads it before its next step, without stopping), and answers a task that asks you a question.")
+	}
 	return strings.Join(lines, "\n")
 }

@@ -239,7 +239,7 @@ func TestMCPStdio(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"superagents_cancel", "superagents_clear", "superagents_list", "superagents_output", "superagents_task"}; !slices.Equal(names, want) {
+	if want := []string{"superagents_cancel", "superagents_clear", "superagents_list", "superagents_output", "superagents_send", "superagents_task"}; !slices.Equal(names, want) {
 		t.Fatalf("tools %v", names)
 	}
 

@@ -166,6 +166,9 @@ type Tasks struct {
 	// InactivityTimeout ends a task whose model and tools show no
 	// progress for that long.
 	InactivityTimeout Duration `toml:"inactivity_timeout"`
+	// AskTimeout is how long a task's question waits for an answer
+	// before the task is told that nobody answered and goes on.
+	AskTimeout Duration `toml:"ask_timeout"`
 	// MaxCost and MaxTokens are the budget of each task tree (a task and
 	// every task it launched, resumes included): dollars at the model
 	// table's prices, and tokens of every kind. 0 is no limit; a
@@ -185,6 +188,7 @@ const (
 	DefaultSpawnDepth            = 3
 	DefaultTaskTimeout           = 30 * time.Minute
 	DefaultTaskInactivityTimeout = 5 * time.Minute
+	DefaultAskTimeout            = 10 * time.Minute
 	DefaultMaxSteps              = 50
 	DefaultRepeatLimit           = 4
 )
@@ -244,6 +248,7 @@ func Default() Config {
 			SpawnDepth:        DefaultSpawnDepth,
 			Timeout:           Duration{DefaultTaskTimeout},
 			InactivityTimeout: Duration{DefaultTaskInactivityTimeout},
+			AskTimeout:        Duration{DefaultAskTimeout},
 		},
 		Fork:       forkctx.DefaultConfig(),
 		Sandbox:    sandbox.DefaultConfig(),
@@ -423,6 +428,7 @@ func (c Config) Validate() error {
 		{"tasks.concurrency", int64(c.Tasks.Concurrency)},
 		{"tasks.timeout", int64(c.Tasks.Timeout.Duration)},
 		{"tasks.inactivity_timeout", int64(c.Tasks.InactivityTimeout.Duration)},
+		{"tasks.ask_timeout", int64(c.Tasks.AskTimeout.Duration)},
 	}
 	for _, p := range positive {
 		if p.value <= 0 {

@@ -73,6 +73,9 @@ type TurnOptions struct {
 	// commands write to (the parts of a worktree's repository that git
 	// writes to as it commits there).
 	Writable []string
+	// Inbox, if set, brings the messages sent to the session while the
+	// turn runs (agent.Loop.Inbox).
+	Inbox func(ctx context.Context) ([]sa.Message, error)
 }
 
 // Profile returns the agent profile of a name, or sa.ErrUnknownAgent listing
@@ -122,6 +125,7 @@ func (e *Engine) Loop(ctx context.Context, sess sa.Session, opts TurnOptions) (*
 		Compaction:  compact.ForModel(e.Config, model),
 		OnEvent:     opts.OnEvent,
 		NewSession:  opts.NewSession && sess.ParentID == "",
+		Inbox:       opts.Inbox,
 	}, nil
 }
 

@@ -26,6 +26,7 @@ type entry struct {
 	ResumeCount int           `json:"resume_count,omitempty"`
 	Unread      bool          `json:"unread,omitempty" jsonschema:"A completed task whose result was not read yet."`
 	Branch      string        `json:"branch,omitempty" jsonschema:"The git branch of the task's own worktree, when it works in one."`
+	Question    string        `json:"question,omitempty" jsonschema:"The question the task is waiting for you to answer (with superagents_send)."`
 }
 
 func newEntry(t sa.Task, now time.Time) entry {
@@ -55,6 +56,14 @@ type outputAnswer struct {
 	entry
 	Message  string   `json:"message" jsonschema:"The task's result once it completed, else its status and progress."`
 	TimedOut bool     `json:"timed_out" jsonschema:"A blocking call stopped waiting before the task ended."`
+	Notices  []string `json:"notices,omitempty" jsonschema:"The background tasks that ended since your last superagents call: each says which, how it ended and what to do next."`
+}
+
+// sendAnswer is superagents_send's structured content.
+type sendAnswer struct {
+	entry
+	Message  string   `json:"message" jsonschema:"What was done: a message sent, or the task's question answered."`
+	Answered bool     `json:"answered" jsonschema:"The message answered the question the task was waiting on."`
 	Notices  []string `json:"notices,omitempty" jsonschema:"The background tasks that ended since your last superagents call: each says which, how it ended and what to do next."`
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/internal/llm/llmtest"
 	"github.com/superagents/superagents/internal/mcpserver"
 	"github.com/superagents/superagents/internal/stacktest"
@@ -187,18 +186,46 @@ func TestTaskAsksItsUser(t *testing.T) {
 	}
 }
 
-// TestTaskCannotAskWithoutTheExtension: a client that did not declare the
-// extension gets today's refusal, which says why nobody was asked.
-func TestTaskCannotAskWithoutTheExtension(t *testing.T) {
+// TestTaskAsksAHostWithoutTheExtension: a client that did not declare
+// the extension (Codex, OpenCode, claude -p) reads its task's question in
+// its next tool answer, text and structured content, sees it in
+// superagents_list, and answers it with superagents_send; the task goes
+// on with the answer.
+func TestTaskAsksAHostWithoutTheExtension(t *testing.T) {
 	h := newAskHarness(t)
 	c := h.connectAt(inMemory, "plain-client", "1.0", sessionsRevision, nil)
-	id := c.launch(map[string]any{"description": "marker", "prompt": "please run the marker", "agent": "general"})
-	text, _ := c.ok("superagents_output", map[string]any{"task_id": id, "block": true, "timeout": 60})
-	if !strings.Contains(text, "Refused: nobody could be asked.") {
-		t.Fatalf("output %q: want the model to have read the refusal", text)
+	id := c.launch(map[string]any{"description": "question", "prompt": "please ask the user", "agent": "general"})
+	var text string
+	var list map[string]any
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if text, list = c.ok("superagents_list", map[string]any{}); list["notices"] != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	tk, err := h.store.Task(context.Background(), id)
-	if err != nil || tk.MayAsk || tk.Status != sa.TaskCompleted {
-		t.Fatalf("task %+v, %v: want completed, and not allowed to ask", tk, err)
+	notices, _ := list["notices"].([]any)
+	if len(notices) != 1 || !strings.Contains(notices[0].(string), "Which colour?") || !strings.Contains(notices[0].(string), "superagents_send") {
+		t.Fatalf("the next tool answer's notices %v: want the question and how to answer it", list["notices"])
+	}
+	if !strings.Contains(text, "Which colour?") || !strings.Contains(text, `waiting for an answer: "Which colour?"`) {
+		t.Fatalf("superagents_list %q: want the question in its notice and the task's line", text)
+	}
+	tasks, _ := list["tasks"].([]any)
+	if len(tasks) != 1 || tasks[0].(map[string]any)["question"] != "Which colour?" {
+		t.Fatalf("structured tasks %v: want the question", tasks)
+	}
+	if msg := c.fails("superagents_send", map[string]any{"task_id": id, "message": "green"}); !strings.Contains(msg, `"red", "blue"`) {
+		t.Fatalf("an answer that is not a choice: %q, want the choices", msg)
+	}
+	text, data := c.ok("superagents_send", map[string]any{"task_id": id, "message": "Blue"})
+	if data["answered"] != true || !strings.Contains(text, "blue") {
+		t.Fatalf("superagents_send %q %v: want the question answered with the choice", text, data)
+	}
+	if text, _ := c.ok("superagents_output", map[string]any{"task_id": id, "block": true, "timeout": 60}); !strings.Contains(text, "The user picked blue.") {
+		t.Fatalf("output %q: want the task to have read the answer", text)
+	}
+	if tk, err := h.store.Task(context.Background(), id); err != nil || tk.MayAsk {
+		t.Fatalf("task %+v, %v: want it launched without the extension", tk, err)
 	}
 }

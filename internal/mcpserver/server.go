@@ -66,6 +66,7 @@ const (
 - superagents_task launches one and returns its task id at once: keep working while it runs, and launch independent tasks together. Without fork the sub-agent does not see your conversation, so put everything it needs in prompt.
 - When tasks have ended, the next answer of any superagents tool starts with their notices (each is given once); superagents_output with block: true waits for a task and returns its result.
 - superagents_list shows the tasks launched from this conversation (from this connection when your host's transcript cannot be read); superagents_cancel stops one; superagents_clear cancels and clears them all.
+- superagents_send tells a running task something without stopping it (it reads it before its next step); a task that asks you a question (the notice says so) is answered with it.
 - resume: <task id> continues a completed task with a follow-up, in its own session.
 - Tasks keep running when this connection closes; a later session of the same conversation sees them.`
 	forkInstruction       = ` fork: true starts the sub-agent with a digest of your own conversation, read from the transcript your host writes (Claude Code, Codex, OpenCode); the reply says if it could not be read.`

@@ -21,7 +21,7 @@ import (
 	"github.com/superagents/superagents/internal/mcpserver"
 )
 
-var toolNames = []string{"superagents_cancel", "superagents_clear", "superagents_list", "superagents_output", "superagents_task"}
+var toolNames = []string{"superagents_cancel", "superagents_clear", "superagents_list", "superagents_output", "superagents_send", "superagents_task"}
 
 // TestInitializeAndTools checks the handshake and that the five tools are
 // offered with the manager's descriptions and the schemas of the same

@@ -50,7 +50,9 @@ func taskAnswerOf(r tasktools.Reply, notices []string, now time.Time) taskAnswer
 
 func outputAnswerOf(r tasktools.Reply, notices []string, now time.Time) outputAnswer {
 	v, _ := r.Data.(tasktools.OutputView)
-	return outputAnswer{entry: newEntry(v.Task, now), Message: r.Text, TimedOut: v.TimedOut, Notices: notices}
+	out := outputAnswer{entry: newEntry(v.Task, now), Message: r.Text, TimedOut: v.TimedOut, Notices: notices}
+	out.Question = v.Question
+	return out
 }
 
 func listAnswerOf(r tasktools.Reply, notices []string, now time.Time) listAnswer {
@@ -58,8 +60,14 @@ func listAnswerOf(r tasktools.Reply, notices []string, now time.Time) listAnswer
 	out := listAnswer{Tasks: make([]entry, len(v.Tasks)), Notices: notices}
 	for i, t := range v.Tasks {
 		out.Tasks[i] = newEntry(t.Task, now)
+		out.Tasks[i].Question = t.Question
 	}
 	return out
+}
+
+func sendAnswerOf(r tasktools.Reply, notices []string, now time.Time) sendAnswer {
+	v, _ := r.Data.(tasktools.SendView)
+	return sendAnswer{entry: newEntry(v.Task, now), Message: r.Text, Answered: v.Answered, Notices: notices}
 }
 
 func clearAnswerOf(r tasktools.Reply, notices []string, _ time.Time) clearAnswer {
@@ -129,7 +137,22 @@ func (s *Server) addTools() error {
 	addTool(s, &mcp.Tool{Name: sa.ClearTool, Description: desc[sa.ClearTool],
 		Annotations: &mcp.ToolAnnotations{Title: "Clear background tasks", IdempotentHint: true, OpenWorldHint: closedWorld}},
 		s.clearTool, clearAnswerOf)
+	addTool(s, &mcp.Tool{Name: sa.SendTool, Description: desc[sa.SendTool],
+		Annotations: &mcp.ToolAnnotations{Title: "Message a running background task", OpenWorldHint: closedWorld}},
+		s.sendTool, sendAnswerOf)
 	return nil
+}
+
+// sendTool runs superagents_send on one of the client's own tasks: a
+// message its model reads before its next step, or the answer to the
+// question it waits on.
+func (s *Server) sendTool(ctx context.Context, req *mcp.CallToolRequest, in tasktools.SendInput) (tasktools.Reply, error) {
+	t, err := s.ownTask(ctx, req, in.TaskID)
+	if err != nil {
+		return tasktools.Reply{}, err
+	}
+	in.TaskID = t.ID
+	return s.tools.SendTool(ctx, "", tasktools.FromHost, in)
 }
 
 // taskTool runs superagents_task, once the runtime's policy accepts the

@@ -6,7 +6,10 @@ import (
 	sa "github.com/superagents/superagents"
 )
 
-var _ sa.Inputs = (*Store)(nil)
+var (
+	_ sa.Inputs = (*Store)(nil)
+	_ sa.Inbox  = (*Store)(nil)
+)
 
 // LockTask reads a task, locking its row.
 func (tx *writeTx) LockTask(ctx context.Context, id string) (sa.Task, error) {
@@ -16,4 +19,9 @@ func (tx *writeTx) LockTask(ctx context.Context, id string) (sa.Task, error) {
 // RecordTaskUpdated records a change of a task.
 func (tx *writeTx) RecordTaskUpdated(ctx context.Context, t sa.Task) error {
 	return tx.record(ctx, sa.ChangeTaskUpdated, t.ParentSessionID, t.ID, t)
+}
+
+// RecordTaskChange records a change of kind about a task, carrying data.
+func (tx *writeTx) RecordTaskChange(ctx context.Context, kind sa.ChangeKind, t sa.Task, data any) error {
+	return tx.record(ctx, kind, t.ParentSessionID, t.ID, data)
 }

@@ -153,6 +153,27 @@ func WithLauncher(ctx context.Context, launcher string) context.Context {
 	return tasks.WithLauncher(ctx, launcher)
 }
 
+// Send tells an active task something while it works, wherever it runs:
+// the answer to the question it waits on, if it asks one, else a message
+// its session gets before its next model request. from says who sends
+// it, in words the task's model reads. A task that has ended is refused
+// with what can be done instead (a completed one is resumed). The caller
+// checks that the task is the sender's, as for any other operation.
+func (ts Tasks) Send(ctx context.Context, ref, from, text string) (sa.SendResult, error) {
+	return ts.rt.tasks.Send(ctx, ref, from, text)
+}
+
+// Messages returns what was sent to a task, oldest first.
+func (ts Tasks) Messages(ctx context.Context, taskID string) ([]sa.TaskMessage, error) {
+	return ts.rt.tasks.Messages(ctx, taskID)
+}
+
+// Question is the oldest question an active task waits to have
+// answered, "" when none.
+func (ts Tasks) Question(ctx context.Context, taskID string) string {
+	return ts.rt.tasks.Question(ctx, taskID)
+}
+
 // PendingInputs returns the questions a task's current run waits to have
 // answered, oldest first (none once it has ended).
 func (ts Tasks) PendingInputs(ctx context.Context, taskID string) ([]sa.InputRequest, error) {

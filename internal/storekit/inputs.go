@@ -4,19 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	sa "github.com/superagents/superagents"
 )
 
-// CheckAsk refuses a request of a task that cannot ask: one that has
-// ended, or whose launcher cannot answer.
+// CheckAsk refuses a request of a task that has ended.
 func CheckAsk(t sa.Task) error {
 	if !t.Status.Active() {
 		return fmt.Errorf("%w: task %s has ended (%s): it can ask nothing", sa.ErrConflict, sa.ShortID(t.ID), t.Status)
-	}
-	if !t.MayAsk {
-		return fmt.Errorf("%w: task %s may not ask: its launcher cannot answer", sa.ErrConflict, sa.ShortID(t.ID))
 	}
 	return nil
 }
@@ -69,11 +66,16 @@ type InputTx interface {
 	StoreAnswer(ctx context.Context, taskID, key string, answer json.RawMessage, now int64) error
 	// RecordTaskUpdated records a change of task t in the log.
 	RecordTaskUpdated(ctx context.Context, t sa.Task) error
+	// RecordTaskChange: see InboxTx.
+	RecordTaskChange(ctx context.Context, kind sa.ChangeKind, t sa.Task, data any) error
+	// ParentLive and InsertMessages: see FinishTx.
+	ParentLive(ctx context.Context, taskID string) (bool, error)
+	InsertMessages(ctx context.Context, sessionID, taskID string, msgs []sa.Message) ([]sa.Message, error)
 }
 
-// AskInput stores a request of an active task that may ask. A task id no
-// store can hold names no task.
-func (o Ops[T]) AskInput(ctx context.Context, r sa.InputRequest) (sa.InputRequest, error) {
+// AskInput stores a request of an active task, with notice's message in
+// its parent session. A task id no store can hold names no task.
+func (o Ops[T]) AskInput(ctx context.Context, r sa.InputRequest, notice func(sa.Task) sa.Message) (sa.InputRequest, error) {
 	if err := r.Validate(); err != nil {
 		return sa.InputRequest{}, err
 	}
@@ -82,6 +84,10 @@ func (o Ops[T]) AskInput(ctx context.Context, r sa.InputRequest) (sa.InputReques
 	}
 	r.Response, r.AnsweredAt = nil, nil
 	err := o.write(ctx, func(tx T) error {
+		live, err := tx.ParentLive(ctx, r.TaskID)
+		if err != nil {
+			return err
+		}
 		t, err := tx.LockTask(ctx, r.TaskID)
 		if err != nil {
 			return err
@@ -97,7 +103,21 @@ func (o Ops[T]) AskInput(ctx context.Context, r sa.InputRequest) (sa.InputReques
 		if !added {
 			return fmt.Errorf("%w: task %s asked %q already", sa.ErrConflict, sa.ShortID(r.TaskID), r.Key)
 		}
-		return tx.RecordTaskUpdated(ctx, t)
+		if err := tx.RecordTaskUpdated(ctx, t); err != nil {
+			return err
+		}
+		if err := tx.RecordTaskChange(ctx, sa.ChangeTaskQuestion, t, r); err != nil {
+			return err
+		}
+		if notice == nil || !live {
+			return nil
+		}
+		msg := notice(t)
+		if err := msg.Validate(); err != nil {
+			return fmt.Errorf("notice: %w", err)
+		}
+		_, err = tx.InsertMessages(ctx, t.ParentSessionID, t.ID, []sa.Message{msg})
+		return err
 	})
 	if err != nil {
 		return sa.InputRequest{}, fmt.Errorf("ask for input: %w", err)
@@ -144,12 +164,24 @@ func (o Ops[T]) AnswerInputs(ctx context.Context, taskID string, answers map[str
 		if keys = Outstanding(reqs, answers); len(keys) == 0 {
 			return nil
 		}
+		now := tx.Now()
 		for _, k := range keys {
-			if err := tx.StoreAnswer(ctx, taskID, k, answers[k], tx.Now().UnixNano()); err != nil {
+			if err := tx.StoreAnswer(ctx, taskID, k, answers[k], now.UnixNano()); err != nil {
 				return fmt.Errorf("store answer: %w", err)
 			}
 		}
-		return tx.RecordTaskUpdated(ctx, t)
+		if err := tx.RecordTaskUpdated(ctx, t); err != nil {
+			return err
+		}
+		for _, r := range reqs {
+			if slices.Contains(keys, r.Key) {
+				r.Response, r.AnsweredAt = answers[r.Key], &now
+				if err := tx.RecordTaskChange(ctx, sa.ChangeTaskAnswer, t, r); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("answer task %s: %w", sa.ShortID(taskID), err)

@@ -114,6 +114,9 @@ type FinishTx interface {
 	// InsertMessages appends messages to a session, recording them with
 	// the id of the task they are about ("" for none).
 	InsertMessages(ctx context.Context, sessionID, taskID string, msgs []sa.Message) ([]sa.Message, error)
+	// WaitingMessages and MarkUndelivered: see InboxTx.
+	WaitingMessages(ctx context.Context, taskID string) ([]sa.TaskMessage, error)
+	MarkUndelivered(ctx context.Context, taskID, reason string) (int64, error)
 }
 
 // BatchReader reads the tasks of one batch of one parent session.
@@ -141,6 +144,9 @@ func finishTask(ctx context.Context, tx FinishTx, id string, change func(*sa.Tas
 	}
 	if !ended.Status.Terminal() {
 		return sa.Task{}, sa.Message{}, fmt.Errorf("%w: finishing task %s left it %s", sa.ErrInvalid, id, ended.Status)
+	}
+	if err := settleInbox(ctx, tx, ended); err != nil {
+		return sa.Task{}, sa.Message{}, err
 	}
 	if err := tx.ReleaseTaskLease(ctx, id); err != nil {
 		return sa.Task{}, sa.Message{}, fmt.Errorf("release the task's lease: %w", err)

@@ -24,6 +24,7 @@ type WriteTx interface {
 	FinishTx
 	HostTx
 	InputTx
+	InboxTx
 	RunnerTx
 }
 

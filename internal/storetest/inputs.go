@@ -11,9 +11,11 @@ import (
 	sa "github.com/superagents/superagents"
 )
 
-// testInputs checks what tasks ask their users: only an active task that
-// may ask asks; a request is outstanding until answered; answers to keys
-// not outstanding are ignored; both writes are task.updated changes; the
+// testInputs checks what tasks ask their users: only an active task
+// asks, whether or not its launcher answers through the Tasks extension
+// (MayAsk); a request is outstanding until answered; answers to keys not
+// outstanding are ignored; both writes are task.updated changes, with a
+// task.question or task.answer change; a notice goes to the parent; the
 // requests survive a restart; a task that ended asks nothing and takes no
 // answer; a resumed task's run does not see its earlier run's requests.
 func testInputs(t *testing.T, factory Factory) {
@@ -38,13 +40,21 @@ func testInputs(t *testing.T, factory Factory) {
 		return sa.InputRequest{TaskID: taskID, Key: key, Message: msg,
 			Request: json.RawMessage(`{"method":"elicitation/create","params":{"mode":"form","message":"` + msg + `"}}`)}
 	}
-	if _, err := st.AskInput(ctx, req(silent.ID, "k", "allow?")); !errors.Is(err, sa.ErrConflict) {
-		t.Fatalf("AskInput of a task that may not ask: %v, want ErrConflict", err)
+	// A task whose launcher has no Tasks extension asks too: its parent
+	// session is told, in the same transaction.
+	notice := func(tk sa.Task) sa.Message {
+		return sa.Message{Role: sa.RoleUser, Kind: sa.KindNotification, Parts: []sa.Part{sa.TextPart("task " + tk.ID + " asks")}}
 	}
-	if _, err := st.AskInput(ctx, req("no-such-task", "k", "allow?")); !errors.Is(err, sa.ErrNotFound) {
+	if _, err := st.AskInput(ctx, req(silent.ID, "k", "allow?"), notice); err != nil {
+		t.Fatalf("AskInput of a task without MayAsk: %v", err)
+	}
+	if last, ok, err := st.LatestMessage(ctx, parent.ID, sa.MessageMatch{Kinds: []sa.Kind{sa.KindNotification}}); err != nil || !ok || last.Text() != "task "+silent.ID+" asks" {
+		t.Fatalf("the parent's notice of a question: %+v, %v, %v", last, ok, err)
+	}
+	if _, err := st.AskInput(ctx, req("no-such-task", "k", "allow?"), nil); !errors.Is(err, sa.ErrNotFound) {
 		t.Fatalf("AskInput of an unknown task: %v, want ErrNotFound", err)
 	}
-	if _, err := st.AskInput(ctx, sa.InputRequest{TaskID: task.ID, Key: "k", Message: "m", Request: json.RawMessage(`{`)}); !errors.Is(err, sa.ErrInvalid) {
+	if _, err := st.AskInput(ctx, sa.InputRequest{TaskID: task.ID, Key: "k", Message: "m", Request: json.RawMessage(`{`)}, nil); !errors.Is(err, sa.ErrInvalid) {
 		t.Fatalf("AskInput with a request that is not JSON: %v, want ErrInvalid", err)
 	}
 
@@ -52,25 +62,30 @@ func testInputs(t *testing.T, factory Factory) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := st.AskInput(ctx, req(task.ID, "run-1", "allow ls?"))
+	first, err := st.AskInput(ctx, req(task.ID, "run-1", "allow ls?"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if first.CreatedAt.IsZero() || !first.Pending() {
 		t.Fatalf("AskInput returned %+v", first)
 	}
-	if _, err := st.AskInput(ctx, req(task.ID, "run-1", "again")); !errors.Is(err, sa.ErrConflict) {
+	if _, err := st.AskInput(ctx, req(task.ID, "run-1", "again"), nil); !errors.Is(err, sa.ErrConflict) {
 		t.Fatalf("AskInput with a key used already: %v, want ErrConflict", err)
 	}
-	if _, err := st.AskInput(ctx, req(task.ID, "q-2", "which one?")); err != nil {
+	if _, err := st.AskInput(ctx, req(task.ID, "q-2", "which one?"), nil); err != nil {
 		t.Fatal(err)
 	}
 	changes, err := st.Changes(ctx, before, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(changes) != 2 || changes[0].Kind != sa.ChangeTaskUpdated || changes[0].TaskID != task.ID {
-		t.Fatalf("changes after two requests: %+v, want two task.updated of %s", changes, task.ID)
+	if len(changes) != 4 || changes[0].Kind != sa.ChangeTaskUpdated || changes[0].TaskID != task.ID ||
+		changes[1].Kind != sa.ChangeTaskQuestion || changes[1].TaskID != task.ID {
+		t.Fatalf("changes after two requests: %+v, want task.updated and task.question of %s twice", changes, task.ID)
+	}
+	var asked sa.InputRequest
+	if err := json.Unmarshal(changes[1].Data, &asked); err != nil || asked.Key != "run-1" || asked.Message != "allow ls?" {
+		t.Fatalf("the task.question change carries %s: %v", changes[1].Data, err)
 	}
 
 	// A restart keeps them, as another node sees them.
@@ -100,7 +115,8 @@ func testInputs(t *testing.T, factory Factory) {
 	if !slices.Equal(keys, []string{"run-1"}) {
 		t.Fatalf("AnswerInputs answered %v, want [run-1]", keys)
 	}
-	if changes, _ := st.Changes(ctx, before, 100); len(changes) != 1 || changes[0].Kind != sa.ChangeTaskUpdated || changes[0].TaskID != task.ID {
+	if changes, _ := st.Changes(ctx, before, 100); len(changes) != 2 || changes[0].Kind != sa.ChangeTaskUpdated || changes[0].TaskID != task.ID ||
+		changes[1].Kind != sa.ChangeTaskAnswer {
 		t.Fatalf("changes after an answer: %+v", changes)
 	}
 	// Answering it again is ignored, and records nothing.
@@ -143,7 +159,7 @@ func testInputs(t *testing.T, factory Factory) {
 	if !errors.As(err, &ended) || !errors.Is(err, sa.ErrConflict) || ended.Status != sa.TaskCompleted {
 		t.Fatalf("answering an ended task: %v, want a TaskEndedError", err)
 	}
-	if _, err := st.AskInput(ctx, req(task.ID, "late", "still there?")); !errors.Is(err, sa.ErrConflict) {
+	if _, err := st.AskInput(ctx, req(task.ID, "late", "still there?"), nil); !errors.Is(err, sa.ErrConflict) {
 		t.Fatalf("AskInput of an ended task: %v, want ErrConflict", err)
 	}
 	if _, err := st.AnswerInputs(ctx, "no-such-task", map[string]json.RawMessage{"k": json.RawMessage(`{}`)}); !errors.Is(err, sa.ErrNotFound) {
@@ -167,7 +183,7 @@ func testInputs(t *testing.T, factory Factory) {
 	if keys, err := st.AnswerInputs(ctx, task.ID, map[string]json.RawMessage{"q-2": json.RawMessage(`{"action":"cancel"}`)}); err != nil || len(keys) != 0 {
 		t.Fatalf("answering an earlier run's request: %v, %v", keys, err)
 	}
-	if _, err := st.AskInput(ctx, req(task.ID, "run-2", "and now?")); err != nil {
+	if _, err := st.AskInput(ctx, req(task.ID, "run-2", "and now?"), nil); err != nil {
 		t.Fatalf("AskInput of the resumed run: %v", err)
 	}
 	if reqs, err := st.InputRequests(ctx, task.ID); err != nil || len(reqs) != 1 || reqs[0].Key != "run-2" {

@@ -89,7 +89,7 @@ func testUnstorableInputKeys(t *testing.T, factory Factory) {
 	st, _ := openStore(t, factory)
 	for _, key := range unstorableKeys {
 		r := sa.InputRequest{TaskID: key, Key: "k", Message: "allow?", Request: json.RawMessage(`{}`)}
-		if _, err := st.AskInput(ctx, r); !errors.Is(err, sa.ErrNotFound) {
+		if _, err := st.AskInput(ctx, r, nil); !errors.Is(err, sa.ErrNotFound) {
 			t.Errorf("AskInput of task %q: %v, want ErrNotFound", key, err)
 		}
 		if reqs, err := st.InputRequests(ctx, key); err != nil || len(reqs) != 0 {

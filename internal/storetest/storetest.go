@@ -65,6 +65,8 @@ func Run(t *testing.T, factory Factory) {
 	t.Run("HostLinks", func(t *testing.T) { testHostLinks(t, factory) })
 	t.Run("HostLinkNotices", func(t *testing.T) { testHostLinkNotices(t, factory) })
 	t.Run("Inputs", func(t *testing.T) { testInputs(t, factory) })
+	t.Run("Inbox", func(t *testing.T) { testInbox(t, factory) })
+	t.Run("InboxRace", func(t *testing.T) { testInboxRace(t, factory) })
 	t.Run("UnstorableKeys", func(t *testing.T) { testUnstorableKeys(t, factory) })
 	t.Run("UnstorableInputKeys", func(t *testing.T) { testUnstorableInputKeys(t, factory) })
 }

@@ -27,6 +27,7 @@ var storeWrites = []string{
 	"AcquireTurn", "ReleaseTurn",
 	"CreateHostSession", "AppendHost", "MoveNotices",
 	"AskInput", "AnswerInputs",
+	"SendTaskMessage", "DeliverTaskMessages",
 	"io.Closer",
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/internal/tools"
@@ -24,22 +25,24 @@ func userInput(ctx context.Context) bool {
 	return ok
 }
 
-// withAsker gives the run's tools a way to ask its user, when the task
-// may ask. Waiting for the answer holds a tool call open, so the
-// inactivity clock stops meanwhile; the task's time limit keeps running.
+// withAsker gives the run's tools a way to ask whoever launched the
+// task: every task may ask. Its launcher answers through the Tasks
+// extension (Task.MayAsk: the request is reported as input_required), or
+// else reads the question as a notice in its conversation and answers
+// with a message (Send). Waiting for the answer holds a tool call open,
+// so the inactivity clock stops meanwhile; the task's time limit keeps
+// running, and a question nobody answers within tasks.ask_timeout gets
+// no answer.
 func (m *Manager) withAsker(ctx context.Context, r *run) context.Context {
-	if !r.task.MayAsk {
-		return ctx
-	}
-	return tools.WithAsker(ctx, &taskAsker{m: m, taskID: r.task.ID})
+	return tools.WithAsker(ctx, &taskAsker{m: m, task: r.task})
 }
 
 // taskAsker asks through the store: the request is stored with the task,
 // whichever node reports the task shows it, whichever node receives the
 // answer stores it, and the change log wakes the run here.
 type taskAsker struct {
-	m      *Manager
-	taskID string
+	m    *Manager
+	task sa.Task
 }
 
 // elicitation is a request as MCP's input requests carry it.
@@ -57,6 +60,9 @@ type elicitationParams struct {
 // ElicitMethod is the method of the requests tasks store.
 const ElicitMethod = "elicitation/create"
 
+// noAnswer is the answer stored for a question nobody answered in time.
+var noAnswer = json.RawMessage(`{"action":"` + tools.ActionNoAnswer + `"}`)
+
 func (a *taskAsker) Ask(ctx context.Context, q tools.Question) (tools.Answer, error) {
 	raw, err := json.Marshal(elicitation{Method: ElicitMethod, Params: elicitationParams{Mode: "form", Message: q.Message, RequestedSchema: q.Schema}})
 	if err != nil {
@@ -64,34 +70,91 @@ func (a *taskAsker) Ask(ctx context.Context, q tools.Question) (tools.Answer, er
 	}
 	key := sa.NewID()
 	cursor := a.m.bus.Now() // before asking, so that no answer is missed
-	if _, err := a.m.store.AskInput(ctx, sa.InputRequest{TaskID: a.taskID, Key: key, Message: q.Message, Request: raw}); err != nil {
+	var notice func(sa.Task) sa.Message
+	if !a.task.MayAsk {
+		limit := a.m.limits.AskTimeout.Duration
+		notice = func(t sa.Task) sa.Message { return questionNotice(t, q, limit) }
+	}
+	if _, err := a.m.store.AskInput(ctx, sa.InputRequest{TaskID: a.task.ID, Key: key, Message: q.Message, Request: raw}, notice); err != nil {
 		return tools.Answer{}, err
 	}
+	wait, stop := context.WithTimeout(ctx, a.m.limits.AskTimeout.Duration)
+	defer stop()
 	for {
-		reqs, err := a.m.store.InputRequests(ctx, a.taskID)
+		reqs, err := a.m.store.InputRequests(ctx, a.task.ID)
 		if err != nil {
 			return tools.Answer{}, err
 		}
 		i := indexOf(reqs, key)
 		if i < 0 {
-			return tools.Answer{}, fmt.Errorf("the question is no longer asked: task %s has ended", sa.ShortID(a.taskID))
+			return tools.Answer{}, fmt.Errorf("the question is no longer asked: task %s has ended", sa.ShortID(a.task.ID))
 		}
 		if !reqs[i].Pending() {
-			var ans tools.Answer
-			var wire struct {
-				Action  string         `json:"action"`
-				Content map[string]any `json:"content"`
-			}
-			if err := json.Unmarshal(reqs[i].Response, &wire); err != nil {
-				return tools.Answer{}, fmt.Errorf("the answer cannot be read: %w", err)
-			}
-			ans.Action, ans.Content = wire.Action, wire.Content
-			return ans, nil
+			return readAnswer(reqs[i])
 		}
-		if _, err := cursor.NextMatching(ctx, func(c sa.Change) bool { return c.TaskID == a.taskID }); err != nil {
+		_, err = cursor.NextMatching(wait, func(c sa.Change) bool { return c.TaskID == a.task.ID })
+		if err != nil && ctx.Err() == nil && wait.Err() != nil {
+			// Nobody answered in time: the question is given up (an
+			// answer that came first wins).
+			if _, err := a.m.store.AnswerInputs(ctx, a.task.ID, map[string]json.RawMessage{key: noAnswer}); err != nil {
+				return tools.Answer{}, err
+			}
+			wait, stop = context.WithCancel(ctx)
+			defer stop()
+			continue
+		}
+		if err != nil {
 			return tools.Answer{}, err
 		}
 	}
+}
+
+// readAnswer reads a stored answer.
+func readAnswer(r sa.InputRequest) (tools.Answer, error) {
+	var wire struct {
+		Action  string         `json:"action"`
+		Content map[string]any `json:"content"`
+	}
+	if err := json.Unmarshal(r.Response, &wire); err != nil {
+		return tools.Answer{}, fmt.Errorf("the answer cannot be read: %w", err)
+	}
+	return tools.Answer{Action: wire.Action, Content: wire.Content}, nil
+}
+
+// questionNotice is the notice a task's question leaves in its parent's
+// conversation, for a launcher that answers with a message: a visible
+// line for people and a hint for the model.
+func questionNotice(t sa.Task, q tools.Question, limit time.Duration) sa.Message {
+	how := "answer with a message to the task"
+	if choices := formChoices(q.Schema); choices != "" {
+		how += " (" + choices + ")"
+	}
+	return sa.Message{
+		Role: sa.RoleUser,
+		Kind: sa.KindNotification,
+		Parts: []sa.Part{
+			sa.TextPart(fmt.Sprintf("? Agent %q asks: %s\nAnswer: /send %s <answer> (waits %s, then goes on without)", t.Description, q.Message, sa.ShortID(t.ID), sa.FormatDuration(limit))),
+			{Type: sa.PartText, Hidden: true, Text: fmt.Sprintf(
+				"Background task %s (%q) is waiting for an answer to its question:\n%s\nAnswer it with superagents_send (task_id %q, message: your answer), %s. If nobody answers within %s it goes on without one.",
+				t.ID, t.Description, q.Message, t.ID, how, sa.FormatDuration(limit))},
+		},
+	}
+}
+
+// formChoices says what a question's form takes: yes or no, or one of
+// its choices ("" for free text).
+func formChoices(schema map[string]any) string {
+	props, _ := schema["properties"].(map[string]any)
+	for _, p := range props {
+		field, _ := p.(map[string]any)
+		switch {
+		case field["type"] == "boolean":
+			return "yes or no"
+		case field["enum"] != nil:
+			return "one of " + choicesOf(field["enum"])
+		}
+	}
+	return ""
 }
 
 func indexOf(reqs []sa.InputRequest, key string) int {

@@ -435,8 +435,8 @@ func TestSpawnDepthLimit(t *testing.T) {
 	h := newHarness(t, echo(t), withLimits(func(l *config.Tasks) { l.SpawnDepth = 1 }))
 	parent := h.parent(user("parent: hi"))
 	top, err := h.tools.ToolsFor(context.Background(), parent.ID)
-	if err != nil || len(top) != 5 {
-		t.Fatalf("a top-level session gets %d task tools (%v), want 5", len(top), err)
+	if err != nil || len(top) != 6 {
+		t.Fatalf("a top-level session gets %d task tools (%v), want 6", len(top), err)
 	}
 	child := h.launch(parent.ID, tasks.LaunchRequest{})
 	h.wait(child.ID)

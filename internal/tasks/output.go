@@ -37,7 +37,7 @@ func (m *Manager) Output(ctx context.Context, ref string, block bool, timeout ti
 	var out sa.TaskOutput
 	if block && t.Status.Active() {
 		start, limit := time.Now(), BlockTimeout(timeout)
-		if t, out.TimedOut, err = m.waitEnd(ctx, t.ID, limit); err != nil {
+		if t, out.TimedOut, out.Told, err = m.waitEnd(ctx, t.ID, limit); err != nil {
 			return sa.TaskOutput{}, err
 		}
 		out.Waited = time.Since(start)
@@ -60,31 +60,65 @@ func (m *Manager) Output(ctx context.Context, ref string, block bool, timeout ti
 	}
 	if t.Status.Active() {
 		out.Partial = m.partial(ctx, t.ID)
+		out.Question = m.Question(ctx, t.ID)
 	}
 	out.Task = t
 	return out, nil
 }
 
-// waitEnd waits until a task is no longer active, or the timeout passes.
-func (m *Manager) waitEnd(ctx context.Context, id string, timeout time.Duration) (sa.Task, bool, error) {
+// waitEnd waits until a task is no longer active, or the timeout passes
+// (timedOut), or the task whose run waits is told something (told: see
+// toldChange), which it is to read at once.
+func (m *Manager) waitEnd(ctx context.Context, id string, timeout time.Duration) (t sa.Task, timedOut, told bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cursor := m.bus.Now() // before reading the task, so no ending is missed
+	me := self(ctx)
+	if me != "" {
+		if n, err := m.store.WaitingTaskMessages(ctx, me); err != nil || n > 0 {
+			t, terr := m.store.Task(ctx, id)
+			return t, false, n > 0, cmpErr(err, terr)
+		}
+	}
 	for {
 		t, err := m.store.Task(ctx, id)
 		if err != nil {
-			return sa.Task{}, false, err
+			return sa.Task{}, false, false, err
 		}
 		if !t.Status.Active() {
-			return t, false, nil
+			return t, false, false, nil
 		}
-		_, err = cursor.NextMatching(ctx, func(c sa.Change) bool { return c.TaskID == id })
+		ch, err := cursor.NextMatching(ctx, func(c sa.Change) bool { return c.TaskID == id || (me != "" && toldChange(c, me)) })
 		if errors.Is(err, context.DeadlineExceeded) {
 			t, err := m.store.Task(context.WithoutCancel(ctx), id)
-			return t, t.Status.Active(), err
+			return t, t.Status.Active(), false, err
 		}
 		if err != nil {
-			return sa.Task{}, false, err
+			return sa.Task{}, false, false, err
+		}
+		if me != "" && toldChange(ch, me) {
+			t, err := m.store.Task(ctx, id)
+			return t, false, true, err
 		}
 	}
+}
+
+// cmpErr is the first error that is not nil.
+func cmpErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Question is the oldest question an active task waits to have answered,
+// "" when none (or when it cannot be read: it is shown, not relied on).
+func (m *Manager) Question(ctx context.Context, taskID string) string {
+	pending, err := m.PendingInputs(ctx, taskID)
+	if err != nil || len(pending) == 0 {
+		return ""
+	}
+	return pending[0].Message
 }

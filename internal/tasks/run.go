@@ -107,7 +107,7 @@ func (m *Manager) execute(r *run) {
 	defer func() { <-m.slots }()
 	ctx, cancel := context.WithTimeoutCause(r.ctx, cmpDuration(r.task.Timeout.Duration(), m.limits.Timeout.Duration), errTimedOut)
 	defer cancel()
-	ctx = m.withAsker(ctx, r)
+	ctx = withSelf(m.withAsker(ctx, r), r.task.ID)
 	go m.watchActivity(ctx, r)
 
 	// The task's session is its own: its run holds the session's lease,
@@ -121,11 +121,11 @@ func (m *Manager) execute(r *run) {
 			return
 		}
 	}
-	opts := engine.TurnOptions{OnEvent: func(e sa.TurnEvent) { m.observe(r, e) }}
+	opts := engine.TurnOptions{OnEvent: func(e sa.TurnEvent) { m.observe(r, e) }, Inbox: m.inbox(r.task.ID)}
 	// A task with a worktree (its own, or its launcher's) works there.
 	ws, gitDirs, err := m.runWorkspace(ctx, r)
 	if err != nil {
-		if !m.end(r, sa.TurnOutcome{}, err, ctx) {
+		if ended, _ := m.end(r, sa.TurnOutcome{}, err, ctx); !ended {
 			release()
 		}
 		return
@@ -134,12 +134,21 @@ func (m *Manager) execute(r *run) {
 		defer ws.Close()
 		opts.Workspace, opts.Writable = ws, gitDirs
 	}
-	outcome, err := m.settleRun(ctx, r, opts)
+	outcome, err := m.settleRun(ctx, r, opts, false)
 	// The task's ending gives the lease back with it (see FinishTask), so
 	// that a resume can take it at once; a run whose task was ended
-	// elsewhere gives it back itself.
-	if !m.end(r, outcome, err, ctx) {
-		release()
+	// elsewhere gives it back itself. A message sent just before it
+	// would have completed keeps it running: it reads the message first.
+	for {
+		ended, again := m.end(r, outcome, err, ctx)
+		if again {
+			outcome, err = m.settleRun(ctx, r, opts, true)
+			continue
+		}
+		if !ended {
+			release()
+		}
+		break
 	}
 	if err != nil {
 		// Stopped before its own tasks ended (a run that went well waited
@@ -179,15 +188,16 @@ func (m *Manager) takeRunSlot(r *run) bool {
 
 // settleRun runs the task's agent through the one turn loop (Settle): an
 // agent that launched tasks of its own finishes with them, waiting for
-// them and woken while they left notifications it has not seen. It
-// returns the last turn's outcome.
-func (m *Manager) settleRun(ctx context.Context, r *run, opts engine.TurnOptions) (sa.TurnOutcome, error) {
+// them and woken while they left notifications it has not seen, or was
+// sent a message. It returns the last turn's outcome. again runs it
+// once more, without its input: for a message that came as it ended.
+func (m *Manager) settleRun(ctx context.Context, r *run, opts engine.TurnOptions, again bool) (sa.TurnOutcome, error) {
 	var outcome sa.TurnOutcome
 	err := m.Settle(ctx, r.task.ID, Loop{
 		Turn: func(ctx context.Context, wake bool) error {
 			var err error
 			switch {
-			case wake:
+			case wake || again:
 				outcome, err = m.runAgent(ctx, r, opts)
 			default:
 				// A launch here made the session (not a fork's): its
@@ -246,13 +256,14 @@ func (m *Manager) cancelSubtasks(taskID string) {
 }
 
 // end records how a run ended, unless the task was ended already (a
-// cancel, or another process). It reports whether it ended the task.
-func (m *Manager) end(r *run, o sa.TurnOutcome, runErr error, ctx context.Context) bool {
+// cancel, or another process). It reports whether it ended the task, and
+// again when it did not because a message waits for the run to read it
+// (sa.ErrUndelivered): the run goes on.
+func (m *Manager) end(r *run, o sa.TurnOutcome, runErr error, ctx context.Context) (ended, again bool) {
 	r.mu.Lock()
 	r.ended = true
 	m.stopProgressSaves(r)
 	r.mu.Unlock()
-	m.budgets.release(r)
 	status, result, errMsg := sa.TaskCompleted, o.Text, ""
 	if runErr != nil {
 		status = sa.TaskError
@@ -262,7 +273,8 @@ func (m *Manager) end(r *run, o sa.TurnOutcome, runErr error, ctx context.Contex
 		case errors.As(cause, &overBudget):
 			errMsg = overBudget.reason
 		case errors.Is(cause, errCancelled), errors.Is(cause, errEndedAway), errors.Is(runErr, errTaskEnded):
-			return false // ended already, by whoever cancelled it
+			m.budgets.release(r)
+			return false, false // ended already, by whoever cancelled it
 		case errors.Is(cause, errShutdown):
 			errMsg = errShutdown.Error()
 		case errors.Is(cause, errTimedOut):
@@ -288,7 +300,14 @@ func (m *Manager) end(r *run, o sa.TurnOutcome, runErr error, ctx context.Contex
 		}
 		return nil
 	}, &progress)
-	return err == nil
+	if errors.Is(err, sa.ErrUndelivered) && ctx.Err() == nil {
+		r.mu.Lock()
+		r.ended = false
+		r.mu.Unlock()
+		return false, true
+	}
+	m.budgets.release(r)
+	return err == nil, false
 }
 
 // finish ends a task in the store with its notification; check, if set,

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/events"
 )
 
 // Loop is what Settle runs a session's turns with.
@@ -33,7 +34,12 @@ type Loop struct {
 // background one (the chat, HTTP), which gives the lease back after each
 // turn (a user may write before the wake) and lets the waker start the
 // wake as a turn of its own. Both decide a wake with the waker's Check.
+//
+// A session that is told something while it waits (a message sent to
+// it, when it is a task's; a question one of its tasks asks) is woken at
+// once, its tasks still running, to read it.
 func (m *Manager) Settle(ctx context.Context, sessionID string, l Loop) error {
+	cursor := m.bus.Now() // before the turn: what it is told meanwhile counts
 	if err := l.Turn(ctx, false); err != nil {
 		return err
 	}
@@ -48,8 +54,16 @@ func (m *Manager) Settle(ctx context.Context, sessionID string, l Loop) error {
 		if err != nil || len(own) == 0 {
 			return err
 		}
-		if err := m.waitTasks(ctx, sessionID, l.Waiting); err != nil {
+		told, err := m.waitTasks(ctx, sessionID, cursor, l.Waiting)
+		if err != nil {
 			return err
+		}
+		if told {
+			cursor = m.bus.Now()
+			if err := l.Turn(ctx, true); err != nil {
+				return err
+			}
+			continue
 		}
 		if l.BeforeWake != nil {
 			if err := l.BeforeWake(ctx); err != nil {
@@ -60,6 +74,7 @@ func (m *Manager) Settle(ctx context.Context, sessionID string, l Loop) error {
 		if err := waker.Check(ctx, sessionID); err != nil || !due {
 			return err
 		}
+		cursor = m.bus.Now()
 		if err := l.Turn(ctx, true); err != nil {
 			return err
 		}
@@ -67,11 +82,41 @@ func (m *Manager) Settle(ctx context.Context, sessionID string, l Loop) error {
 }
 
 // waitTasks waits until no task of the session is active, telling
-// waiting when the wait starts and ends.
-func (m *Manager) waitTasks(ctx context.Context, sessionID string, waiting func(bool)) error {
+// waiting when the wait starts and ends; or, reporting told, until the
+// session is told something (toldChange) from cursor on, or a message
+// sent to it waits.
+func (m *Manager) waitTasks(ctx context.Context, sessionID string, cursor *events.Cursor, waiting func(bool)) (told bool, err error) {
+	if n, err := m.store.WaitingTaskMessages(ctx, sessionID); err != nil || n > 0 {
+		return n > 0, err
+	}
 	if waiting != nil {
 		waiting(true)
 		defer waiting(false)
 	}
-	return m.WaitIdle(ctx, sessionID)
+	wait, cancel := context.WithCancel(ctx)
+	heard := make(chan bool, 1)
+	go func() {
+		_, err := cursor.NextMatching(wait, func(c sa.Change) bool { return toldChange(c, sessionID) })
+		heard <- err == nil
+		cancel()
+	}()
+	err = m.WaitIdle(wait, sessionID)
+	cancel()
+	if <-heard {
+		return true, nil
+	}
+	return false, err
+}
+
+// toldChange reports whether a change tells a session something its
+// agent should read at once: a message sent to it (a task's session is
+// the task's id), or a question one of its tasks asks.
+func toldChange(c sa.Change, sessionID string) bool {
+	switch c.Kind {
+	case sa.ChangeTaskMessage:
+		return c.TaskID == sessionID
+	case sa.ChangeTaskQuestion:
+		return c.SessionID == sessionID
+	}
+	return false
 }

@@ -42,7 +42,7 @@ func (m *Manager) NewWaker(wake func(sessionID string) bool) *Waker {
 			if err != nil {
 				return
 			}
-			if EndsTask(ch) {
+			if EndsTask(ch) || ch.Kind == sa.ChangeTaskQuestion {
 				w.Check(ctx, ch.SessionID) //nolint:errcheck // looked at again at the next ending
 			}
 		}
@@ -124,13 +124,39 @@ func (m *Manager) WakeDue(ctx context.Context, sessionID string) (bool, error) {
 // WakeMark is WakeDue with, when the agent is due, the id of the newest
 // notification it has not answered (0 when it is not due): a waker that
 // remembers it wakes once for those notifications, however often it
-// looks.
+// looks. A task of the session that waits for the agent's answer to its
+// question makes it due too, its siblings still running: the question
+// is a notification it has not answered.
 func (m *Manager) WakeMark(ctx context.Context, sessionID string) (int64, error) {
-	active, err := m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: sessionID, Active: true, IncludeCleared: true, Limit: 1})
-	if err != nil || len(active) > 0 {
+	active, err := m.store.ListTasks(ctx, sa.TaskFilter{ParentSessionID: sessionID, Active: true, IncludeCleared: true, Limit: maxAsking})
+	if err != nil {
 		return 0, err
 	}
+	if len(active) > 0 {
+		if asking, err := m.asking(ctx, active); err != nil || !asking {
+			return 0, err
+		}
+	}
 	return m.unseen(ctx, sessionID)
+}
+
+// maxAsking is how many of a session's active tasks WakeMark looks at for
+// a question (the newest).
+const maxAsking = 64
+
+// asking reports whether one of tasks waits for its launcher's answer
+// in its conversation (not through the Tasks extension: Task.MayAsk).
+func (m *Manager) asking(ctx context.Context, tasks []sa.Task) (bool, error) {
+	for _, t := range tasks {
+		if t.MayAsk {
+			continue
+		}
+		pending, err := m.PendingInputs(ctx, t.ID)
+		if err != nil || len(pending) > 0 {
+			return len(pending) > 0, err
+		}
+	}
+	return false, nil
 }
 
 // unseen returns the id of the newest task notification of a session that

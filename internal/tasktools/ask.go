@@ -17,7 +17,7 @@ type AskInput struct {
 	Choices  []string `json:"choices,omitempty" jsonschema:"The answers the user may pick from; leave it out for a free answer."`
 }
 
-const askDescription = `Ask the user who launched this task a question, and wait for the answer. Use it for a decision that is theirs (which of two approaches, whether to go ahead with something risky), not for what you can find out yourself. The answer may take minutes; the user may also decline to answer, and then decide yourself or stop.`
+const askDescription = `Ask whoever launched this task (a user, or the agent that launched you) a question, and wait for the answer. Use it for a decision that is theirs (which of two approaches, whether to go ahead with something risky), not for what you can find out yourself. The answer may take minutes; the user may also decline to answer, and then decide yourself or stop.`
 
 // The field of the form superagents_ask sends.
 const answerField = "answer"
@@ -47,6 +47,8 @@ func askTool(asker tools.Asker) (tools.Tool, error) {
 			return tools.Errorf("the question could not be asked: %v", err), nil
 		case a.Action == tools.ActionDecline:
 			return tools.Result{Output: "The user declined to answer."}, nil
+		case a.Action == tools.ActionNoAnswer:
+			return tools.Result{Output: "Nobody answered in time. Decide yourself and go on, or stop if you cannot."}, nil
 		case a.Action != tools.ActionAccept:
 			return tools.Result{Output: "The user dismissed the question without answering."}, nil
 		}

@@ -22,13 +22,14 @@ func Indicators(t sa.Task) string {
 }
 
 // formatList lists tasks, one line each, newest first.
-func formatList(list []sa.Task, now time.Time) string {
+func formatList(list []View, now time.Time) string {
 	if len(list) == 0 {
 		return "No background tasks found"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Background tasks (%d):", len(list))
-	for _, t := range list {
+	for _, v := range list {
+		t := v.Task
 		id := t.ID
 		if marks := Indicators(t); marks != "" {
 			id += " " + marks
@@ -39,6 +40,9 @@ func formatList(list []sa.Task, now time.Time) string {
 		}
 		if t.Status == sa.TaskCompleted && t.ResultRetrievedAt == nil {
 			b.WriteString(", result unread")
+		}
+		if v.Question != "" {
+			fmt.Fprintf(&b, ", waiting for an answer: %q", v.Question)
 		}
 	}
 	return b.String()
@@ -65,6 +69,9 @@ func formatOutput(out sa.TaskOutput, now time.Time) string {
 	switch {
 	case out.TimedOut:
 		fmt.Fprintf(&b, "Timed out after %s waiting for %s: it is still %s (%s).", sa.FormatDuration(out.Waited), name, t.Status, progressText(t, now))
+	case out.Told && t.Status.Active():
+		fmt.Fprintf(&b, "Stopped waiting after %s: you were sent a message or asked a question, which you read next. %s is still %s (%s).",
+			sa.FormatDuration(out.Waited), name, t.Status, progressText(t, now))
 	case t.Status == sa.TaskCompleted:
 		fmt.Fprintf(&b, "%s completed in %s.", name, sa.FormatDuration(t.Duration(time.Now())))
 		if t.ResumeCount > 0 {
@@ -96,6 +103,9 @@ func formatOutput(out sa.TaskOutput, now time.Time) string {
 		fmt.Fprintf(&b, "%s is being resumed (resume #%d): %s.", name, t.ResumeCount, progressText(t, now))
 	default:
 		fmt.Fprintf(&b, "%s is running: %s.", name, progressText(t, now))
+	}
+	if out.Question != "" {
+		fmt.Fprintf(&b, "\n\nIt is waiting for an answer to its question: %s\nAnswer it with %s (task_id %q).", out.Question, sa.SendTool, t.ID)
 	}
 	if out.Partial != "" {
 		b.WriteString("\n\nLatest output so far:\n")

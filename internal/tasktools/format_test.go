@@ -43,7 +43,9 @@ func TestToolTextsGolden(t *testing.T) {
 	resumeFailed.Status, resumeFailed.Error = sa.TaskError, "timed out after 30m 0s (the task's time limit)"
 
 	var b strings.Builder
-	b.WriteString("== list\n" + formatList([]sa.Task{forked, running, queued, plain}, now) + "\n\n")
+	asking := NewView(running, now)
+	asking.Question = "Which branch should I base the fix on?"
+	b.WriteString("== list\n" + formatList([]View{NewView(forked, now), asking, NewView(queued, now), NewView(plain, now)}, now) + "\n\n")
 	b.WriteString("== empty list\n" + formatList(nil, now) + "\n\n")
 	outputs := []struct {
 		name string
@@ -52,6 +54,8 @@ func TestToolTextsGolden(t *testing.T) {
 		{"completed", sa.TaskOutput{Task: forked}},
 		{"running", sa.TaskOutput{Task: running, Partial: "Reading the second chapter."}},
 		{"timed out", sa.TaskOutput{Task: running, TimedOut: true, Waited: 60 * time.Second, Partial: "Still reading."}},
+		{"told while waiting", sa.TaskOutput{Task: running, Told: true, Waited: 3 * time.Second}},
+		{"waiting for an answer", sa.TaskOutput{Task: running, Question: "Delete the old fixtures? (yes or no)"}},
 		{"queued", sa.TaskOutput{Task: queued}},
 		{"cancelled", sa.TaskOutput{Task: plain}},
 		{"cancelled with its parent", sa.TaskOutput{Task: orphan}},

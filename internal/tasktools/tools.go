@@ -85,6 +85,7 @@ type Tools struct {
 	list   *tools.Def[ListInput]
 	cancel *tools.Def[CancelInput]
 	clear  *tools.Def[ClearInput]
+	send   *tools.Def[SendInput]
 }
 
 // New defines the task tools over a runtime.
@@ -104,6 +105,9 @@ func New(rt *runtime.Runtime) (*Tools, error) {
 		return nil, err
 	}
 	if t.clear, err = tools.Define[ClearInput](sa.ClearTool, clearDescription, true); err != nil {
+		return nil, err
+	}
+	if t.send, err = tools.Define[SendInput](sa.SendTool, sendDescription, false); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -157,6 +161,9 @@ func (m *Tools) ToolsFor(ctx context.Context, sessionID string) ([]tools.Tool, e
 		d.clear.Bind(func(ctx context.Context, _ ClearInput) (tools.Result, error) {
 			return asResult(ctx)(m.ClearTool(ctx, sessionID))
 		}),
+		d.send.Bind(func(ctx context.Context, in SendInput) (tools.Result, error) {
+			return asResult(ctx)(m.SendTool(ctx, sessionID, FromAgent, in))
+		}),
 	)
 	return list, nil
 }
@@ -185,6 +192,7 @@ func (m *Tools) Descriptions() map[string]string {
 		sa.ListTool:   listDescription,
 		sa.CancelTool: cancelDescription,
 		sa.ClearTool:  clearDescription,
+		sa.SendTool:   sendDescription,
 	}
 }
 
@@ -286,7 +294,8 @@ func (m *Tools) OutputTool(ctx context.Context, _ string, in OutputInput) (Reply
 		return Reply{}, clearedError(out.Task, "its result is no longer given")
 	}
 	now := time.Now()
-	data := OutputView{View: NewView(out.Task, now), TimedOut: out.TimedOut, Partial: out.Partial}
+	data := OutputView{View: NewView(out.Task, now), TimedOut: out.TimedOut, Told: out.Told, Partial: out.Partial}
+	data.Question = out.Question
 	return Reply{Text: formatOutput(out, now), Data: data}, nil
 }
 
@@ -297,7 +306,13 @@ func (m *Tools) ListTool(ctx context.Context, caller string, in ListInput) (Repl
 		return Reply{}, err
 	}
 	now := time.Now()
-	return Reply{Text: formatList(list, now), Data: ListView{Tasks: NewViews(list, now)}}, nil
+	views := NewViews(list, now)
+	for i := range views {
+		if views[i].Status.Active() {
+			views[i].Question = m.rt.Tasks().Question(ctx, views[i].ID)
+		}
+	}
+	return Reply{Text: formatList(views, now), Data: ListView{Tasks: views}}, nil
 }
 
 // CancelTool cancels a task.
@@ -349,4 +364,61 @@ func budgetNote(b sa.Budget) string {
 		return ""
 	}
 	return " Its budget, with the tasks it launches: " + strings.Join(limits, " and ") + "; it stops with an error when that is spent."
+}
+
+// SendInput is the input of superagents_send.
+type SendInput struct {
+	TaskID  string `json:"task_id" jsonschema:"The id of a running task (from superagents_task or superagents_list)."`
+	Message string `json:"message" jsonschema:"What the task should know, complete on its own; or your answer, when the task asks you a question."`
+}
+
+const sendDescription = `Send a message to one of your running background tasks without stopping it: it reads the message before its next step (a tool already running is not interrupted) and takes it into account. Use it to redirect a task, add something it needs, or narrow its work, instead of cancelling and relaunching it. When the task is waiting for an answer to its question (superagents_list and superagents_output show it), the message is the answer. A task that has ended cannot be sent anything: resume a completed one with superagents_task instead.`
+
+// Who sends a message, in the words its task's model reads (see
+// SendTool).
+const (
+	// FromAgent: the agent of the session that launched the task.
+	FromAgent = "the agent that launched you"
+	// FromUser: a person, at the terminal or the dashboard.
+	FromUser = "the user"
+	// FromHost: the model of the MCP client that launched the task.
+	FromHost = "the agent that launched you (over MCP)"
+)
+
+// SendTool sends a message to a task, or answers its question. An agent
+// (caller set) reaches only the tasks it launched; from says who sends.
+func (m *Tools) SendTool(ctx context.Context, caller, from string, in SendInput) (Reply, error) {
+	t, err := m.rt.Store().ResolveTask(ctx, in.TaskID)
+	if err != nil {
+		return Reply{}, err
+	}
+	if caller != "" && t.ParentSessionID != caller {
+		return Reply{}, sa.NotFoundf("no task with id %s in this conversation: you can send only to the tasks you launched", in.TaskID)
+	}
+	if t.ClearedAt != nil {
+		return Reply{}, clearedError(t, "nothing can be sent to it")
+	}
+	sent, err := m.rt.Tasks().Send(ctx, t.ID, from, in.Message)
+	if err != nil {
+		return Reply{}, err
+	}
+	return Reply{Text: SentText(sent), Data: SendView{View: NewView(sent.Task, time.Now()), Answered: sent.Answered != nil, Answer: sent.Answer}}, nil
+}
+
+// SentText says what a send did, for a model or a person.
+func SentText(s sa.SendResult) string {
+	t := s.Task
+	if s.Answered != nil {
+		return fmt.Sprintf("Task %s (%q) was waiting for an answer to %q: your answer %q was given to it, and it goes on.", t.ID, t.Description, s.Answered.Message, s.Answer)
+	}
+	return fmt.Sprintf("Message %d sent to task %s (%q): it reads it before its next step, without stopping what it is doing. You will be notified when the task ends.",
+		s.Message.Seq, t.ID, t.Description)
+}
+
+// SendView is superagents_send's structured content: the task, and
+// whether the message answered its question.
+type SendView struct {
+	View
+	Answered bool   `json:"answered"`
+	Answer   string `json:"answer,omitempty"`
 }

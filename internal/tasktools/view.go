@@ -16,6 +16,9 @@ type View struct {
 	// DurationMS is the latest run's time so far, or its length once it
 	// ended (see Duration).
 	DurationMS int64 `json:"duration_ms"`
+	// Question is what an active task waits to have answered (answer
+	// it by sending it a message), where the listing looked.
+	Question string `json:"question,omitempty"`
 }
 
 // NewView is the view of a task at time now.
@@ -40,6 +43,9 @@ type OutputView struct {
 	// TimedOut is set when a blocking call stopped waiting before the
 	// task ended.
 	TimedOut bool `json:"timed_out"`
+	// Told is set when a blocking call of a task stopped waiting early
+	// because the task was sent a message (see sa.TaskOutput.Told).
+	Told bool `json:"told,omitempty"`
 	// Partial is the latest answer text of a task that has not ended.
 	Partial string `json:"partial,omitempty"`
 }

@@ -15,7 +15,8 @@ type Question struct {
 }
 
 // Answer is the user's answer: Action is "accept" (with Content, the
-// form's values), "decline" or "cancel" (dismissed without a choice).
+// form's values), "decline", "cancel" (dismissed without a choice) or
+// "no_answer" (nobody answered in time).
 type Answer struct {
 	Action  string
 	Content map[string]any
@@ -26,11 +27,13 @@ const (
 	ActionAccept  = "accept"
 	ActionDecline = "decline"
 	ActionCancel  = "cancel"
+	// ActionNoAnswer is not MCP's: a question nobody answered in time.
+	ActionNoAnswer = "no_answer"
 )
 
 // Asker asks the user a question on a tool's behalf and waits for the
-// answer. A turn whose user can be reached (a task launched by an MCP
-// client that declared the Tasks extension) carries one in its context.
+// answer. A turn whose user can be reached (a background task: whoever
+// launched it) carries one in its context.
 type Asker interface {
 	Ask(ctx context.Context, q Question) (Answer, error)
 }
@@ -80,6 +83,8 @@ func askToRun(ctx context.Context, asker Asker, command string, na *NotAllowedEr
 		return nil, nil
 	case a.Action == ActionAccept, a.Action == ActionDecline:
 		return fmt.Errorf("%v; the user was asked and declined to run it: do not try to get around it", na), nil
+	case a.Action == ActionNoAnswer:
+		return fmt.Errorf("%v; the user was asked and did not answer in time: do not run it, do without it or stop", na), nil
 	}
 	return fmt.Errorf("%v; the user was asked and dismissed the question without allowing it: do not run it", na), nil
 }
