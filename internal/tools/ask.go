@@ -91,4 +91,4 @@ func askToRun(ctx context.Context, asker Asker, command string, na *NotAllowedEr
 
 // errNobodyToAsk completes the refusal of a command the policy would ask
 // about where nobody can be asked.
-var errNobodyToAsk = errors.New("the policy asks the user about such commands, but nobody can be asked here: only a background task launched by an MCP client that declared the Tasks extension can ask its user")
+var errNobodyToAsk = errors.New("the policy asks the user about such commands, but nobody can be asked here: only a background task can ask (whoever launched it)")
