@@ -15,6 +15,7 @@ import (
 	"github.com/superagents/superagents/internal/llm/llmtest"
 	"github.com/superagents/superagents/internal/tasks"
 	"github.com/superagents/superagents/internal/tasktools"
+	"github.com/superagents/superagents/internal/tools"
 )
 
 // steerMark starts every message sent to a task, as its model reads it.
@@ -336,5 +337,39 @@ func TestAQuestionNobodyAnswers(t *testing.T) {
 	}
 	if q := h.mgr.Question(ctx, task.ID); q != "" {
 		t.Fatalf("the question %q is still outstanding", q)
+	}
+}
+
+// TestAnAgentCannotAllowACommand: TASK-ASK-4. A command a task's policy
+// leaves to a person (unlisted = "ask") is not allowed by the agent that
+// launched the task: its yes is refused, its no would stand; a person's
+// yes runs it.
+func TestAnAgentCannotAllowACommand(t *testing.T) {
+	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
+		body := string(req.Body)
+		switch {
+		case strings.Contains(body, "marker-42"):
+			return llmtest.Reply{Text: "ran it"}
+		case firstText(t, req) == "C: run":
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall("bash", map[string]any{"command": "echo marker-$((6*7))"})}}
+		}
+		return llmtest.Reply{Text: "parent"}
+	}, withFork(func(c *config.Config) {
+		c.Permissions.Bash = tools.BashRules{Allow: []string{"ls"}, Unlisted: tools.UnlistedAsk}
+	}))
+	ctx := context.Background()
+	parent := h.parent(user("parent: hi"))
+	task := h.launch(parent.ID, tasks.LaunchRequest{Prompt: "C: run"})
+	waitFor(t, "the command's question", func() bool { return h.mgr.Question(ctx, task.ID) != "" })
+	_, err := h.tools.SendTool(ctx, parent.ID, tasktools.FromAgent, tasktools.SendInput{TaskID: task.ID, Message: "yes"})
+	if !errors.Is(err, sa.ErrInvalid) || !strings.Contains(err.Error(), "an agent may only answer no") {
+		t.Fatalf("the agent's yes: %v, want it refused", err)
+	}
+	r, err := h.tools.SendTool(ctx, "", tasktools.FromUser, tasktools.SendInput{TaskID: task.ID, Message: "yes"})
+	if err != nil || !strings.Contains(r.Text, "was given to it") {
+		t.Fatalf("the user's yes: %q, %v", r.Text, err)
+	}
+	if done := h.wait(task.ID); done.Result != "ran it" {
+		t.Fatalf("the task ended %s with %q", done.Status, done.Result)
 	}
 }

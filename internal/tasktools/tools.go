@@ -9,6 +9,7 @@ package tasktools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -398,6 +399,11 @@ func (m *Tools) SendTool(ctx context.Context, caller, from string, in SendInput)
 	if t.ClearedAt != nil {
 		return Reply{}, clearedError(t, "nothing can be sent to it")
 	}
+	if from == FromAgent {
+		if err := m.agentMayAnswer(ctx, t, in.Message); err != nil {
+			return Reply{}, err
+		}
+	}
 	sent, err := m.rt.Tasks().Send(ctx, t.ID, from, in.Message)
 	if err != nil {
 		return Reply{}, err
@@ -421,4 +427,46 @@ type SendView struct {
 	View
 	Answered bool   `json:"answered"`
 	Answer   string `json:"answer,omitempty"`
+}
+
+// agentMayAnswer refuses an agent's yes to a task's question about a
+// command its policy leaves to a person (unlisted = "ask"): a model
+// allowing its own sub-agent's commands would turn "ask the user" into
+// "ask another model". Its no stands; a person answers a yes (the chat's
+// /send, task send, the dashboard) or nobody does, and the command is not
+// run.
+func (m *Tools) agentMayAnswer(ctx context.Context, t sa.Task, text string) error {
+	pending, err := m.rt.Tasks().PendingInputs(ctx, t.ID)
+	if err != nil || len(pending) == 0 || !asksAboutACommand(pending[0]) {
+		return err
+	}
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!")) {
+	case "no", "n", "false", "deny", "refuse", "decline":
+		return nil
+	}
+	return fmt.Errorf("%w: task %s asks whether it may run a command its permissions leave to a person (%s); an agent may only answer no. "+
+		"The user can allow it (/send in the chat, superagents task send, the dashboard); otherwise it is not run", sa.ErrInvalid, sa.ShortID(t.ID), pending[0].Message)
+}
+
+// asksAboutACommand reports whether a question is a permission question
+// about a command: its form is a single yes-or-no.
+func asksAboutACommand(r sa.InputRequest) bool {
+	var req struct {
+		Params struct {
+			RequestedSchema struct {
+				Properties map[string]struct {
+					Type string `json:"type"`
+				} `json:"properties"`
+			} `json:"requestedSchema"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(r.Request, &req) != nil {
+		return false
+	}
+	for _, p := range req.Params.RequestedSchema.Properties {
+		if p.Type == "boolean" {
+			return true
+		}
+	}
+	return false
 }
