@@ -115,8 +115,8 @@ func TestServe(t *testing.T) {
 		t.Fatalf("MCP over HTTP: %v", err)
 	}
 	toolList, err := cs.ListTools(ctx, nil)
-	if err != nil || len(toolList.Tools) != 5 {
-		t.Fatalf("MCP tools = %v, %v: want the five task tools", toolList, err)
+	if err != nil || len(toolList.Tools) != 6 {
+		t.Fatalf("MCP tools = %v, %v: want the six task tools", toolList, err)
 	}
 	cs.Close()
 	if strings.Contains(stderr.String(), token) {
