@@ -373,3 +373,26 @@ func TestAnAgentCannotAllowACommand(t *testing.T) {
 		t.Fatalf("the task ended %s with %q", done.Status, done.Result)
 	}
 }
+
+// TestSendReachesAResumedRun: TASK-STEER-1. A task being resumed reads a
+// message sent to it in that run.
+func TestSendReachesAResumedRun(t *testing.T) {
+	h := newHarness(t, stepper(200))
+	ctx := context.Background()
+	parent := h.parent(user("parent: hi"))
+	task := h.launch(parent.ID, tasks.LaunchRequest{Prompt: "answer at once"})
+	h.wait(task.ID)
+	if _, err := h.mgr.Resume(ctx, task.ID, "C: work in steps", ""); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the resumed run's first tool call", func() bool {
+		tk, _ := h.store.Task(ctx, task.ID)
+		return tk.Status == sa.TaskResumed && tk.Progress.ToolCalls > 0
+	})
+	if _, err := h.mgr.Send(ctx, task.ID, tasktools.FromUser, "mind the gap"); err != nil {
+		t.Fatal(err)
+	}
+	if done := h.wait(task.ID); done.Result != "Got: mind the gap" || done.ResumeCount != 1 {
+		t.Fatalf("the resumed task ended %s with %q", done.Status, done.Result)
+	}
+}
