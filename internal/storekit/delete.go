@@ -20,6 +20,8 @@ type DeleteTx interface {
 	MarkDeleted(ctx context.Context, id string) error
 	// UpdateTask changes a task as Tasks.UpdateTask does (see ChangeTask).
 	UpdateTask(ctx context.Context, id string, change func(*sa.Task) error) (sa.Task, error)
+	// MarkUndelivered: see InboxTx.
+	MarkUndelivered(ctx context.Context, taskID, reason string) (int64, error)
 	// SessionRow reads a session's parent ("" for a root) and whether it
 	// is deleted, hidden or not.
 	SessionRow(ctx context.Context, id string) (parentID string, deleted bool, err error)
@@ -50,6 +52,9 @@ func deleteSession(ctx context.Context, tx DeleteTx, id string, now time.Time) e
 	}
 	for _, task := range tasks {
 		if _, err := tx.UpdateTask(ctx, task, ClearForDeletedParent(now)); err != nil {
+			return fmt.Errorf("clear task %s: %w", task, err)
+		}
+		if _, err := tx.MarkUndelivered(ctx, task, "the task was cancelled first: its parent session was deleted"); err != nil {
 			return fmt.Errorf("clear task %s: %w", task, err)
 		}
 	}
