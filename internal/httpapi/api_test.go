@@ -567,7 +567,10 @@ func TestErrorBodiesGolden(t *testing.T) {
 		{"GET", "/v1/tasks?session=zzz", nil, nil},
 		{"POST", "/v1/tasks", map[string]any{"session_id": "zzzzzzzz", "agent": "general", "description": "d", "prompt": "p"}, nil},
 		{"POST", "/v1/tasks", map[string]any{"resume": "zzz", "prompt": "p"}, nil},
+		{"POST", "/v1/tasks/abcd000000000001/messages", map[string]any{"message": ""}, nil},
+		{"POST", "/v1/tasks/zzzzzzzz/messages", map[string]any{"message": "more"}, nil},
 		{"DELETE", "/v1/tasks", nil, nil},
+		{"PUT", "/v1/tasks/abcd000000000001/messages", nil, nil},
 		{"GET", "/v1/nowhere", nil, nil},
 	}
 	var out strings.Builder

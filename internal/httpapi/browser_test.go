@@ -31,14 +31,14 @@ func findChromium() string {
 	return ""
 }
 
-// artifactDir is where the browser test saves its screenshots:
-// $SUPERAGENTS_ARTIFACTS/dashboard (scripts/test sets it), or a temporary
+// artifactDir is where a browser test saves its screenshots:
+// $SUPERAGENTS_ARTIFACTS/NAME (scripts/test sets it), or a temporary
 // directory.
-func artifactDir(t *testing.T) string {
+func artifactDir(t *testing.T, name string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if root := os.Getenv("SUPERAGENTS_ARTIFACTS"); root != "" {
-		dir = filepath.Join(root, "dashboard")
+		dir = filepath.Join(root, name)
 		// This run's screenshots only: a failed step's from an earlier run
 		// would mislead.
 		if err := os.RemoveAll(dir); err != nil {
@@ -51,30 +51,38 @@ func artifactDir(t *testing.T) string {
 	return dir
 }
 
-// TestDashboardInBrowser drives the dashboard in headless Chromium: it
-// connects with the token, launches a task that runs until the test
-// opens its gate, watches it run and its transcript grow, sees it
-// complete, resumes it, and cancels another one; then it filters the list
-// by status and by agent, and finds the resumed and forked tasks marked in
-// the agent tree.
-func TestDashboardInBrowser(t *testing.T) {
-	browser := findChromium()
-	if browser == "" {
+// needChromium returns the browser to drive, or skips the test when there
+// is none (fails it when SUPERAGENTS_REQUIRE_BROWSER=1).
+func needChromium(t *testing.T) string {
+	t.Helper()
+	path := findChromium()
+	if path == "" {
 		if os.Getenv("SUPERAGENTS_REQUIRE_BROWSER") == "1" {
 			t.Fatal("chromium is not installed and SUPERAGENTS_REQUIRE_BROWSER=1: install Debian's chromium package")
 		}
 		t.Skip("chromium is not installed: the dashboard's browser test is skipped (apt-get install chromium to run it)")
 	}
-	// The test model has a price, so that the page shows dollars.
-	h := newHarness(t, func(h *harness) {
-		h.cfg.Models = map[string]config.Model{"anthropic/claude-test": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}
-	})
-	parent := h.session()
-	shots := artifactDir(t)
-	t.Logf("screenshots in %s", shots)
+	return path
+}
 
+// browser is a headless Chromium a test drives, saving screenshots to
+// its artifact directory.
+type browser struct {
+	t         *testing.T
+	ctx       context.Context
+	shots     string
+	stop      context.CancelFunc
+	thrown    []string // the page's uncaught exceptions
+	collected chan struct{}
+}
+
+// openBrowser starts Chromium; its screenshots go to artifactDir(name).
+func openBrowser(t *testing.T, chromium, name string) *browser {
+	t.Helper()
+	b := &browser{t: t, shots: artifactDir(t, name), collected: make(chan struct{})}
+	t.Logf("screenshots in %s", b.shots)
 	alloc, stopAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(browser),
+		chromedp.ExecPath(chromium),
 		chromedp.Headless,
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
@@ -86,75 +94,115 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1440, 900),
 	)
-	defer stopAlloc()
-	browserCtx, stopBrowser := chromedp.NewContext(alloc)
-	defer stopBrowser()
+	t.Cleanup(stopAlloc)
+	b.ctx, b.stop = chromedp.NewContext(alloc)
 	// Uncaught exceptions of the page fail the test.
-	exceptions := chromedp.Events(browserCtx, runtime.ExceptionThrown)
-	var thrown []string
-	collected := make(chan struct{})
+	exceptions := chromedp.Events(b.ctx, runtime.ExceptionThrown)
 	go func() {
-		defer close(collected)
+		defer close(b.collected)
 		for ev, err := range exceptions {
 			if err != nil {
 				return
 			}
-			thrown = append(thrown, ev.ExceptionDetails.Text)
+			b.thrown = append(b.thrown, ev.ExceptionDetails.Text)
 		}
 	}()
-	defer func() { stopBrowser(); <-collected }()
-
-	shot := func(name string) chromedp.Action[chromedp.Void] {
-		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			png, err := chromedp.CaptureScreenshot()(ctx, tg)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644)
-		})
-	}
+	t.Cleanup(func() { b.stop(); <-b.collected })
 	// Each step has a minute; the first starts the browser, whose context
 	// must have no deadline.
-	if err := chromedp.Do(browserCtx); err != nil {
+	if err := chromedp.Do(b.ctx); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(browserCtx, time.Minute)
-		defer cancel()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			_ = chromedp.Do(browserCtx, shot("failed-"+step))
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
-	eval := func(expr string) any {
-		t.Helper()
-		v, err := chromedp.Run(browserCtx, chromedp.Evaluate[any](expr))
-		if err != nil {
-			t.Fatalf("evaluate %s: %v", expr, err)
-		}
-		return v
-	}
-	// transcriptHas waits until a message of the transcript contains text.
-	transcriptHas := func(text string) chromedp.Action[chromedp.Void] {
-		return chromedp.Poll[chromedp.Void](fmt.Sprintf(`[...document.querySelectorAll('#transcript .msg')].some(m => m.textContent.includes(%q))`, text),
-			chromedp.WithPollingTimeout(time.Minute))
-	}
-	countMessages := func() int {
-		return int(eval(`document.querySelectorAll('#transcript .msg').length`).(float64))
-	}
+	return b
+}
 
-	run("connect",
+func (b *browser) shot(name string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		png, err := chromedp.CaptureScreenshot()(ctx, tg)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(b.shots, name+".png"), png, 0o644)
+	})
+}
+
+// run runs one step of the test, with a minute for it; a failed step
+// leaves a screenshot.
+func (b *browser) run(step string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		_ = chromedp.Do(b.ctx, b.shot("failed-"+step))
+		b.t.Fatalf("%s: %v", step, err)
+	}
+}
+
+func (b *browser) eval(expr string) any {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[any](expr))
+	if err != nil {
+		b.t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// poll waits until a JavaScript expression holds, for a minute.
+func (b *browser) poll(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(time.Minute))
+}
+
+// transcriptHas waits until a message of the transcript contains text.
+func (b *browser) transcriptHas(text string) chromedp.Action[chromedp.Void] {
+	return b.poll(fmt.Sprintf(`[...document.querySelectorAll('#transcript .msg')].some(m => m.textContent.includes(%q))`, text))
+}
+
+// connect opens the dashboard and gives it the token.
+func (b *browser) connect(h *harness) {
+	b.t.Helper()
+	b.run("connect",
 		chromedp.Navigate(h.url+"/"),
 		chromedp.WaitVisible(`#token-input`),
 		chromedp.SendKeys(`#token-input`, testToken),
 		chromedp.Click(`#token-form button[type=submit]`),
 		chromedp.WaitVisible(`#conn[data-state="live"]`),
-		shot("01-connected"),
+		b.shot("01-connected"),
 	)
-	if stored := eval(`sessionStorage.getItem('superagents-token')`); stored != testToken {
-		t.Fatalf("sessionStorage holds %q", stored)
+	if stored := b.eval(`sessionStorage.getItem('superagents-token')`); stored != testToken {
+		b.t.Fatalf("sessionStorage holds %q", stored)
 	}
+}
+
+// close stops the browser and fails the test if the page threw.
+func (b *browser) close() {
+	b.t.Helper()
+	b.stop()
+	<-b.collected
+	if len(b.thrown) > 0 {
+		b.t.Fatalf("the page threw: %v", b.thrown)
+	}
+}
+
+// TestDashboardInBrowser drives the dashboard in headless Chromium: it
+// connects with the token, launches a task that runs until the test
+// opens its gate, watches it run and its transcript grow, sees it
+// complete, resumes it, and cancels another one; then it filters the list
+// by status and by agent, and finds the resumed and forked tasks marked in
+// the agent tree.
+func TestDashboardInBrowser(t *testing.T) {
+	chromium := needChromium(t)
+	// The test model has a price, so that the page shows dollars.
+	h := newHarness(t, func(h *harness) {
+		h.cfg.Models = map[string]config.Model{"anthropic/claude-test": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}
+	})
+	parent := h.session()
+	b := openBrowser(t, chromium, "dashboard")
+	run, eval, shot, transcriptHas := b.run, b.eval, b.shot, b.transcriptHas
+	countMessages := func() int {
+		return int(eval(`document.querySelectorAll('#transcript .msg').length`).(float64))
+	}
+
+	b.connect(h)
 
 	gate := h.gate("browser-gate")
 	run("launch from the page",
@@ -330,9 +378,5 @@ func TestDashboardInBrowser(t *testing.T) {
 		shot("09-unpriced"),
 	)
 
-	stopBrowser()
-	<-collected
-	if len(thrown) > 0 {
-		t.Fatalf("the page threw: %v", thrown)
-	}
+	b.close()
 }

@@ -228,7 +228,7 @@ func (s *Server) snapshot(ctx context.Context, after int64) (*snapshot, error) {
 	if sessions == nil {
 		sessions = []sa.SessionSummary{}
 	}
-	return &snapshot{Reason: "connect", LastEventID: after, Tasks: viewTasks(active), Counts: byStatus(stats.ByStatus), Sessions: sessions}, nil
+	return &snapshot{Reason: "connect", LastEventID: after, Tasks: s.withQuestions(ctx, viewTasks(active)), Counts: byStatus(stats.ByStatus), Sessions: sessions}, nil
 }
 
 // frameCache keeps recent changes as encoded events: every stream sends

@@ -28,6 +28,7 @@ import (
 	"github.com/superagents/superagents/internal/sqlite"
 	"github.com/superagents/superagents/internal/stacktest"
 	"github.com/superagents/superagents/internal/tasks"
+	"github.com/superagents/superagents/internal/tasktools"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -334,8 +335,11 @@ func (g gate) open(t testing.TB) {
 //	launch: N gate PATH   the same with children that wait for the gate
 //	launch: P1 | P2 ...   calls superagents_task once per prompt
 //	fail          answers with an HTTP 400 from the API
+//	ask: Q        asks its user Q (superagents_ask), then answers "passed " and what the tool said
+//	ask: Q | C1, C2   the same with choices
 //
-// A notification (a task ended) is answered "noted".
+// A notification (a task ended) is answered "noted"; a message sent to a
+// running task, "steered: " and its text.
 func script(req llmtest.Request) llmtest.Reply {
 	turn := lastTurn(req)
 	switch {
@@ -357,12 +361,32 @@ func script(req llmtest.Request) llmtest.Reply {
 				"prompt": prompt, "agent": "general"}))
 		}
 		return llmtest.Reply{ToolCalls: calls}
+	case strings.HasPrefix(turn.user, "[Message from "):
+		_, text, _ := strings.Cut(turn.user, "\n\n")
+		return llmtest.Reply{Text: "steered: " + text}
+	case strings.HasPrefix(turn.user, "ask:"):
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{stacktest.ToolCall(tasktools.AskToolName, askInput(turn.user))}}
 	case turn.user == "fail":
 		return llmtest.Reply{Status: http.StatusBadRequest, ErrorType: "invalid_request_error", ErrorMessage: "scripted failure"}
 	case strings.Contains(strings.ToLower(turn.user), "background task"):
 		return llmtest.Reply{Text: "noted"}
 	}
 	return llmtest.Reply{Text: "ok"}
+}
+
+// askInput reads "ask: QUESTION | CHOICE, CHOICE" as superagents_ask's
+// input.
+func askInput(prompt string) map[string]any {
+	question, choices, ok := strings.Cut(strings.TrimPrefix(prompt, "ask:"), "|")
+	in := map[string]any{"question": strings.TrimSpace(question)}
+	if ok {
+		var list []string
+		for c := range strings.SplitSeq(choices, ",") {
+			list = append(list, strings.TrimSpace(c))
+		}
+		in["choices"] = list
+	}
+	return in
 }
 
 // childPrompts reads what follows "launch:": "N" quick children, "N gate

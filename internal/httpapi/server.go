@@ -81,6 +81,7 @@ type Server struct {
 		sa.SessionReader
 		sa.TaskReader
 		sa.ChangeLog
+		InputRequests(ctx context.Context, taskID string) ([]sa.InputRequest, error)
 	}
 	log     *slog.Logger
 	maxBody int64
@@ -198,6 +199,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/tasks", s.launchTask)
 	mux.HandleFunc("GET /v1/tasks/{id}", s.getTask)
 	mux.HandleFunc("GET /v1/tasks/{id}/messages", s.taskMessages)
+	mux.HandleFunc("POST /v1/tasks/{id}/messages", s.sendToTask)
+	mux.HandleFunc("GET /v1/tasks/{id}/inbox", s.taskInbox)
 	mux.HandleFunc("POST /v1/tasks/{id}/cancel", s.cancelTask)
 	mux.HandleFunc("POST /v1/tasks/{id}/resume", s.resumeTask)
 	mux.HandleFunc("GET /v1/batches/{batch}", s.batch)

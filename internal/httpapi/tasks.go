@@ -75,7 +75,7 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 		"tool_calls":   st.ToolCalls,
 		"durations":    viewDurations(st.Durations),
 		"active":       len(active),
-		"active_tasks": viewTasks(active),
+		"active_tasks": s.withQuestions(ctx, viewTasks(active)),
 	})
 }
 
@@ -151,6 +151,9 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.fail(w, r, err)
 		return
+	}
+	for i := range costed {
+		s.withQuestion(r.Context(), &costed[i].View)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tasks": costed, "total": total, "limit": f.Limit, "offset": f.Offset})
 }
@@ -269,6 +272,7 @@ func (s *Server) getTask(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	s.withQuestion(r.Context(), &costed.View)
 	writeJSON(w, http.StatusOK, costed)
 }
 

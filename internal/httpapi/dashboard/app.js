@@ -21,6 +21,9 @@ const state = {
   selected: null, // session id (a task's id is its session's)
   messages: new Map(), // id → message of the selected session
   cost: null, // what the selected session or task cost: GET /v1/sessions/{id}/cost
+  questions: new Map(), // task id → the question it waits to have answered
+  inbox: null, // the selected task's GET /v1/tasks/{id}/inbox
+  asked: new Map(), // task id → (key → question): those seen, kept once the task ends
   filter: { status: '', agent: '', search: '' },
   stream: null, // AbortController of the event stream
 };
@@ -179,6 +182,12 @@ function dispatch(ev) {
     case 'session.created': state.sessions.set(data.data.id, data.data); scheduleRender(); break;
     case 'session.deleted': state.sessions.delete(data.session_id); scheduleRender(); break;
     case 'session.message': onMessage(data.session_id, data.data); break;
+    case 'task.message': if (data.task_id === state.selected) loadInbox(data.task_id); break;
+    case 'task.question':
+      if (!state.questions.has(data.task_id)) state.questions.set(data.task_id, data.data.message);
+      refreshQuestion(data.task_id);
+      break;
+    case 'task.answer': onAnswer(data.task_id, data.data); refreshQuestion(data.task_id); break;
     default: break; // heartbeat
   }
 }
@@ -186,7 +195,11 @@ function dispatch(ev) {
 function applySnapshot(snap) {
   state.tasks.clear();
   state.sessions.clear();
-  for (const t of snap.tasks) state.tasks.set(t.id, t);
+  state.questions.clear();
+  for (const t of snap.tasks) {
+    state.tasks.set(t.id, t);
+    if (t.question) state.questions.set(t.id, t.question);
+  }
   for (const s of snap.sessions) state.sessions.set(s.id, s);
   state.counts = { ...snap.counts };
   scheduleRender();
@@ -199,6 +212,9 @@ function upsertTask(task, created) {
   if (old || created) state.counts[task.status] = (state.counts[task.status] || 0) + 1;
   else refreshCounts(); // an older task than the snapshot holds: ask for exact counts
   state.tasks.set(task.id, task);
+  if (!ACTIVE.has(task.status)) state.questions.delete(task.id);
+  // An ending marks the messages it left undelivered, and ends the questions.
+  if (task.id === state.selected && old && old.status !== task.status) loadInbox(task.id);
   scheduleRender();
 }
 
@@ -218,6 +234,8 @@ function onMessage(sessionId, msg) {
   if (s) s.last_message_id = msg.id;
   if (msg.usage && state.selected) loadCost(state.selected); // it may be part of the selected tree
   if (sessionId !== state.selected) return;
+  // A message sent to the task enters its session when it is delivered.
+  if (state.inbox && state.inbox.task_id === sessionId && state.inbox.messages.some(pendingMessage)) loadInbox(sessionId);
   state.messages.set(msg.id, msg);
   renderTranscript();
 }
@@ -241,6 +259,7 @@ function scheduleRender() {
     renderTasks();
     renderTree();
     renderDetail();
+    renderTalk();
   });
 }
 
@@ -297,8 +316,9 @@ function taskRow(t) {
     r.status = t.status;
     r.desc = t.description;
   }
+  const q = state.questions.get(t.id);
   r.meta.replaceChildren(el('span', { class: 'tid' }, short(t.id)), el('span', { class: 'marks' }, marks(t)),
-    ` · ${t.agent} · ${duration(t)} · ${toolCalls(t)}`);
+    ` · ${t.agent} · ${duration(t)} · ${toolCalls(t)}`, ...(q ? [el('span', { class: 'asks', title: q }, ' · waiting for your answer')] : []));
   return r.li;
 }
 
@@ -438,11 +458,14 @@ function select(id) {
   state.cost = null;
   loadCost(id);
   state.messages.clear();
+  state.inbox = null;
+  $('talk-error').hidden = true;
   shownUpTo = 0;
   shownCount = 0;
   $('transcript').replaceChildren();
   scheduleRender();
   loadTranscript(id);
+  if (state.tasks.has(id)) loadInbox(id);
 }
 
 // loadCost asks what the selected item cost, at most once a second
@@ -531,6 +554,161 @@ function renderMessage(m, names) {
 
 function clip(s) {
   return s.length > 4000 ? s.slice(0, 3000) + `\n… [${s.length - 3500} characters not shown] …\n` + s.slice(-500) : s;
+}
+
+// ---- talking to a running task -----------------------------------------
+
+// A running task is sent messages (it reads them before its next model
+// request) and answers its questions with them. What was sent, and what
+// it asked, are shown from GET /v1/tasks/{id}/inbox, asked again when the
+// stream says they changed; the latest answer wins.
+
+const pendingMessage = (m) => !m.delivered_at && !m.undelivered;
+
+let inboxAsked = 0;
+async function loadInbox(id) {
+  const n = ++inboxAsked;
+  try {
+    const data = await api('GET', '/v1/tasks/' + id + '/inbox');
+    if (n !== inboxAsked || state.selected !== id) return;
+    // The store forgets a run's questions when it ends; the page keeps
+    // those it saw.
+    const seen = state.asked.get(id) || new Map();
+    for (const q of data.questions) seen.set(q.key, q);
+    state.asked.set(id, seen);
+    state.inbox = data;
+    scheduleRender();
+  } catch (err) { console.warn(err); }
+}
+
+// onAnswer marks a question the page shows as answered (or given up) as
+// the stream says: a task that goes on at once may end before the inbox
+// is read again, and the store forgets its questions then.
+function onAnswer(taskId, req) {
+  const seen = state.asked.get(taskId);
+  const q = seen && seen.get(req.key);
+  if (!q) return;
+  const res = req.response || {}; // MCP's elicitation result
+  const outcome = { accept: 'answered', decline: 'declined', no_answer: 'no_answer' }[res.action] || 'dismissed';
+  const values = Object.values(res.content || {});
+  let answer = '';
+  if (outcome === 'answered' && values.length) {
+    const v = values[0];
+    answer = typeof v === 'boolean' ? (v ? 'yes' : 'no') : typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  seen.set(req.key, { ...q, outcome, answer, answered_at: req.answered_at });
+  scheduleRender();
+}
+
+// refreshQuestion asks which question a task now waits on, for the list.
+const questionAsked = new Map(); // task id → number of its latest lookup
+async function refreshQuestion(id) {
+  if (id === state.selected) loadInbox(id);
+  const n = (questionAsked.get(id) || 0) + 1;
+  questionAsked.set(id, n);
+  try {
+    const t = await api('GET', '/v1/tasks/' + id);
+    if (questionAsked.get(id) !== n) return;
+    if (t.question) state.questions.set(id, t.question);
+    else state.questions.delete(id);
+    scheduleRender();
+  } catch (err) { console.warn(err); }
+}
+
+// renderTalk shows, for the selected task, what was sent to it and what
+// it asked, and the form that fits: an answer when it waits on a question,
+// else a message while it runs. The forms are rebuilt only when the
+// question changes, so that what is being typed stays.
+let talkShown = '';
+function renderTalk() {
+  const t = state.tasks.get(state.selected);
+  const talk = $('talk');
+  if (!t) { talk.hidden = true; talkShown = ''; return; }
+  const inbox = state.inbox && state.inbox.task_id === t.id ? state.inbox : null;
+  const active = ACTIVE.has(t.status);
+  const waiting = active && inbox ? inbox.questions.find((q) => q.outcome === 'waiting') : null;
+  const entries = [
+    ...(inbox ? inbox.messages : []).map((m) => ({ at: m.created_at, m })),
+    // The question waiting is in its own box, not here too.
+    ...[...(state.asked.get(t.id) || new Map()).values()].filter((q) => !waiting || q.key !== waiting.key).map((q) => ({ at: q.asked_at, q })),
+  ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  talk.hidden = !active && entries.length === 0;
+  const shown = JSON.stringify([t.id, active, entries]);
+  if (shown !== talkShown) {
+    talkShown = shown;
+    const list = $('inbox');
+    list.replaceChildren(...entries.map((e) => (e.m ? sentItem(e.m) : askedItem(e.q, active))));
+    list.hidden = entries.length === 0;
+    list.scrollTop = list.scrollHeight;
+  }
+  renderQuestion(t.id, waiting);
+  $('steer-form').hidden = !active || !!waiting;
+}
+
+function sentItem(m) {
+  const st = m.delivered_at ? 'delivered' : m.undelivered ? 'undelivered' : 'waiting';
+  const note = { delivered: 'delivered', waiting: 'waiting for its next step', undelivered: 'not delivered: ' + m.undelivered }[st];
+  return el('li', { class: 'inbox-item sent', dataset: { seq: m.seq, state: st }, title: 'from ' + m.from },
+    el('div', { class: 'who' }, el('span', {}, 'message from ' + (m.from === 'the user' ? 'you' : 'its launcher')), el('span', { class: 'state' }, note)),
+    el('div', { class: 'text' }, m.text));
+}
+
+function askedItem(q, active) {
+  const outcome = q.outcome === 'waiting' && !active ? 'ended' : q.outcome;
+  const note = {
+    waiting: 'waiting for your answer', answered: 'answered', declined: 'declined', dismissed: 'dismissed',
+    no_answer: 'nobody answered in time', ended: 'no longer asked: the task ended',
+  }[outcome] || outcome;
+  return el('li', { class: 'inbox-item asked', dataset: { key: q.key, outcome } },
+    el('div', { class: 'who' }, el('span', {}, 'the task asked'), el('span', { class: 'state' }, note)),
+    el('div', { class: 'text' }, q.question),
+    q.answer && el('div', { class: 'answer' }, 'answer: ' + q.answer));
+}
+
+// renderQuestion shows the question a task waits on: a button per
+// choice (yes and no for a permission), else a text field.
+let questionShown = '';
+function renderQuestion(id, q) {
+  $('question').hidden = !q;
+  const key = q ? id + ' ' + q.key : '';
+  if (key === questionShown) return;
+  questionShown = key;
+  if (!q) return;
+  $('question-text').textContent = q.question;
+  const choices = q.choices || [];
+  $('question-choices').replaceChildren(...choices.map((c) => el('button', {
+    class: 'choice', type: 'button', dataset: { choice: c },
+    onclick: (e) => sendToTask(id, c, null, [...e.target.parentNode.children]),
+  }, c)));
+  $('answer-form').hidden = choices.length > 0;
+  $('answer-text').value = '';
+}
+
+// sendToTask sends a message or an answer; its controls are disabled
+// meanwhile, so that a double click does not send the answer twice (the
+// second would be a message).
+async function sendToTask(id, message, input, controls) {
+  const err = $('talk-error');
+  err.hidden = true;
+  for (const c of controls) c.disabled = true;
+  try {
+    await api('POST', '/v1/tasks/' + id + '/messages', { message });
+    if (input) input.value = '';
+    if (state.selected === id) loadInbox(id);
+  } catch (e) {
+    err.hidden = false;
+    err.textContent = e.message;
+  } finally {
+    for (const c of controls) c.disabled = false;
+  }
+}
+
+for (const [form, input, button] of [['steer-form', 'steer-text', 'steer-send'], ['answer-form', 'answer-text', 'answer-send']]) {
+  $(form).addEventListener('submit', (e) => {
+    e.preventDefault();
+    const text = $(input).value;
+    if (state.selected && text.trim()) sendToTask(state.selected, text, $(input), [$(button)]);
+  });
 }
 
 // ---- actions ---------------------------------------------------------
