@@ -133,7 +133,7 @@ func questionNotice(t sa.Task, q tools.Question, limit time.Duration) sa.Message
 		Role: sa.RoleUser,
 		Kind: sa.KindNotification,
 		Parts: []sa.Part{
-			sa.TextPart(fmt.Sprintf("? Agent %q asks: %s\nAnswer: /send %s <answer> (waits %s, then goes on without)", t.Description, q.Message, sa.ShortID(t.ID), sa.FormatDuration(limit))),
+			sa.TextPart(fmt.Sprintf("? Agent %q asks: %s\nAnswer it with a message to task %s (in the chat: /send %s <answer>); it waits %s, then goes on without", t.Description, q.Message, sa.ShortID(t.ID), sa.ShortID(t.ID), sa.FormatDuration(limit))),
 			{Type: sa.PartText, Hidden: true, Text: fmt.Sprintf(
 				"Background task %s (%q) is waiting for an answer to its question:\n%s\nAnswer it with superagents_send (task_id %q, message: your answer), %s. If nobody answers within %s it goes on without one.",
 				t.ID, t.Description, q.Message, t.ID, how, sa.FormatDuration(limit))},
