@@ -122,19 +122,23 @@ func (a *app) runSession(ctx context.Context, rt *runtime.Runtime, sessionID str
 }
 
 // promptFrom joins the arguments, or reads standard input for "-".
-func (a *app) promptFrom(args []string) (string, error) {
-	prompt := strings.Join(args, " ")
-	if prompt == "-" {
+func (a *app) promptFrom(args []string) (string, error) { return a.textFrom(args, "prompt") }
+
+// textFrom is a text a command takes (what names it): the arguments
+// joined, or standard input for "-".
+func (a *app) textFrom(args []string, what string) (string, error) {
+	text := strings.Join(args, " ")
+	if text == "-" {
 		data, err := io.ReadAll(a.env.Stdin)
 		if err != nil {
-			return "", fmt.Errorf("read the prompt from standard input: %w", err)
+			return "", fmt.Errorf("read the %s from standard input: %w", what, err)
 		}
-		prompt = string(data)
+		text = string(data)
 	}
-	if strings.TrimSpace(prompt) == "" {
-		return "", usagef("no prompt: give it as arguments, or \"-\" to read standard input")
+	if strings.TrimSpace(text) == "" {
+		return "", usagef("no %s: give it as arguments, or \"-\" to read standard input", what)
 	}
-	return prompt, nil
+	return text, nil
 }
 
 // turnPrinter shows a turn: as JSON lines, streamed to a terminal, or as

@@ -99,11 +99,11 @@ func writeTaskTable(w io.Writer, list []sa.Task, now time.Time) error {
 func (a *app) taskCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "task",
-		Short: "Launch, inspect, cancel or resume one background task",
+		Short: "Launch, inspect, message, cancel or resume one background task",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(a.taskOutputCommand(), a.taskCancelCommand(), a.taskResumeCommand(), a.taskLaunchCommand(), a.taskWorkCommand())
+	cmd.AddCommand(a.taskOutputCommand(), a.taskSendCommand(), a.taskCancelCommand(), a.taskResumeCommand(), a.taskLaunchCommand(), a.taskWorkCommand())
 	return cmd
 }
 
@@ -116,8 +116,10 @@ func (a *app) taskOutputCommand() *cobra.Command {
 		Use:   "output ID",
 		Short: "Show a task's result, or its progress while it runs",
 		Long: `Show a task's result when it has completed (and mark it read), or its
-status and progress while it runs. --block waits until it ends or the
-timeout passes (seconds; default 60, at most 600).`,
+status and progress while it runs, with the question it waits to have
+answered, if any ('task send' answers it), and the messages sent to it.
+--block waits until it ends or the timeout passes (seconds; default 60, at
+most 600).`,
 		Args: exactArgs(1, "one task id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if most := int(sa.MaxBlockTimeout.Seconds()); timeout < 1 || timeout > most {
@@ -131,11 +133,11 @@ timeout passes (seconds; default 60, at most 600).`,
 			if err != nil {
 				return err
 			}
-			r, err := tt.OutputTool(cmd.Context(), "", tasktools.OutputInput{TaskID: args[0], Block: block, Timeout: timeout})
+			r, err := tt.OutputToolFor(cmd.Context(), "", tasktools.OutputInput{TaskID: args[0], Block: block, Timeout: timeout}, answerCommand)
 			if err != nil {
 				return err
 			}
-			return a.printReply(r, asJSON)
+			return a.printOutput(cmd.Context(), rt, r, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -108,8 +108,9 @@ func (c *Chat) followChanges(cursor *events.Cursor) {
 	}
 }
 
-// observe handles one change: a task of the tree that changed, or a
-// notification to one of its agents, shown and maybe waking the agent.
+// observe handles one change: a task of the tree that changed or asked,
+// or a notification to one of its agents (of a task's ending or
+// question), shown and maybe waking the agent.
 func (c *Chat) observe(ch sa.Change) {
 	ctx := c.base
 	switch {
@@ -119,17 +120,24 @@ func (c *Chat) observe(ch sa.Change) {
 			return
 		}
 		c.emit(Event{Session: ch.SessionID, Kind: TaskNotice, Text: m.Text()})
-		if c.quiet.notified(ch.SessionID) {
+		// A question is no ending: the user's /cancel has no say in it,
+		// and the agent may answer it.
+		if !c.questions.notified(ch.TaskID) && c.quiet.notified(ch.SessionID) {
 			return // the user cancelled that task: nothing to answer
 		}
 		// Consider a wake as soon as this change counts as shown.
 		c.follow.deferWake(ch.SessionID, ch.ID)
-	case ch.TaskID != "":
+	case ch.Kind == sa.ChangeTaskQuestion:
+		if c.belongs(ctx, ch.SessionID) {
+			c.questions.asked(ch.TaskID)
+		}
+	case ch.CarriesTask():
 		t, err := ch.Task()
 		if err != nil || !c.belongs(ctx, t.ParentSessionID) {
 			return
 		}
 		c.quiet.changed(t)
+		c.questions.ended(t)
 		c.mu.Lock()
 		if t.Status.Active() {
 			c.running[t.ID] = t

@@ -56,7 +56,8 @@ const (
 	BlockAnswer
 	// BlockTool is the compact line of a tool call.
 	BlockTool
-	// BlockNotice is the notification of a background task's end.
+	// BlockNotice is the notification of a background task's end, or of
+	// its question.
 	BlockNotice
 )
 
@@ -84,8 +85,9 @@ const (
 	// TurnEnd ends the turn: Err is set when it failed, Cancelled when it
 	// was stopped.
 	TurnEnd
-	// TaskNotice: a background task of the agent ended; Text is the
-	// visible text of the notification its session received.
+	// TaskNotice: a background task of the agent ended, or asks a
+	// question (/send answers it); Text is the visible text of the
+	// notification its session received.
 	TaskNotice
 	// TasksChanged: the background tasks of the tree changed (launched,
 	// progressed, ended); Activity has the new state.
@@ -188,6 +190,8 @@ type Chat struct {
 
 	follow follower
 	quiet  quietEndings // endings the user's /cancel caused
+	// questions tell a task's question notice from its ending's.
+	questions askedQuestions
 }
 
 // Open starts a chat: on the session named, or on a new root session.

@@ -66,6 +66,9 @@ func Commands() []Command {
 		withSyntax(Command{Name: "output", run: cmdOutput,
 			Help: "show a task's result, or its progress while it runs; --block waits for its end (Ctrl+C stops waiting)"},
 			"[--block] ID", map[string]bool{"block": false}, 1, noText),
+		withSyntax(Command{Name: "send", run: cmdSend,
+			Help: "send a message to a running task without stopping it (it reads it before its next step), or answer the question it asks"},
+			`ID "message"`, nil, 1, requiredText),
 		withSyntax(Command{Name: "cancel", run: cmdCancel,
 			Help: "cancel a running task"}, "ID", nil, 1, noText),
 		withSyntax(Command{Name: "resume", run: cmdResume,
@@ -420,7 +423,8 @@ func cmdHelp(context.Context, *Chat, Input) Reply {
 IDs may be shortened to a unique prefix of 4+ characters.
 Background tasks show in the status line; their notifications appear here when
 they end, and an idle agent is woken to answer them once all its tasks have
-ended. An agent stopped by /kill starts again when you send it a message.
+ended. A task may ask a question: it shows here, and /send ID answers it.
+An agent stopped by /kill starts again when you send it a message.
 `)
 	b.WriteString("Keys: Enter sends; ↑/↓ go through the lines typed before; Tab completes a\n" +
 		"command; Esc or Ctrl+C stops the running turn (or a wait); Ctrl+C twice at an\n" +

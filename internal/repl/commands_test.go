@@ -64,6 +64,8 @@ func TestParseLine(t *testing.T) {
 		{line: `/resume abcd "and now?"`, command: "resume", args: `abcd "and now?"`, words: []string{"abcd"}, text: "and now?"},
 		{line: "/resume abcd and now?", command: "resume", args: `abcd and now?`, words: []string{"abcd"}, text: "and now?"},
 		{line: "/tasks", command: "tasks"},
+		{line: "/send abcd... blue", command: "send", args: `abcd... blue`, words: []string{"abcd..."}, text: "blue"},
+		{line: `/send abcd "skip the tests, then stop"`, command: "send", args: `abcd "skip the tests, then stop"`, words: []string{"abcd"}, text: "skip the tests, then stop"},
 
 		{line: "/task", err: `/task: missing AGENT (usage: /task [options] AGENT "prompt")`},
 		{line: "/task general", command: "task", args: "general", words: []string{"general"}},
@@ -86,6 +88,9 @@ func TestParseLine(t *testing.T) {
 		{line: "/cancel", err: "/cancel: missing ID"},
 		{line: "/resume abcd", err: `/resume: missing "prompt"`},
 		{line: "/tasks all", err: "/tasks takes no argument"},
+		{line: "/send", err: "/send: missing ID"},
+		{line: "/send abcd", err: `/send: missing "message" (usage: /send ID "message")`},
+		{line: `/send abcd ""`, err: "the quoted text is empty"},
 		{line: "/task --fork --fork general go", err: "/task: --fork given twice"},
 		{line: "/task --desc a --description b general go", err: "/task: --desc given twice"},
 		{line: "/output --block --block abcd", err: "/output: --block given twice"},

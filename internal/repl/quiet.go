@@ -70,3 +70,44 @@ func (q *quietEndings) notified(session string) bool {
 	delete(q.next, session)
 	return quiet
 }
+
+// askedQuestions pairs a task's question with the notice that tells its
+// parent of it: the notice is the next change after the question's, in
+// the same transaction, and carries the task's id. A question whose
+// parent got no notice (it was deleted) is forgotten when its task
+// ends, before that ending's notification. The zero value is ready to
+// use.
+type askedQuestions struct {
+	mu      sync.Mutex
+	pending map[string]bool // tasks whose question's notice is not read yet
+}
+
+// asked notes a task's question.
+func (q *askedQuestions) asked(taskID string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.pending == nil {
+		q.pending = map[string]bool{}
+	}
+	q.pending[taskID] = true
+}
+
+// notified reads a notification about a task and reports whether it
+// tells of its question (not of its ending).
+func (q *askedQuestions) notified(taskID string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	question := q.pending[taskID]
+	delete(q.pending, taskID)
+	return question
+}
+
+// ended forgets the question of a task that ended.
+func (q *askedQuestions) ended(t sa.Task) {
+	if t.Status.Active() {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(q.pending, t.ID)
+}

@@ -144,14 +144,18 @@ func cmdOutput(ctx context.Context, c *Chat, in Input) Reply {
 		return taskFailed(err, ref)
 	}
 	if !block || !t.Status.Active() {
-		r, err := c.tools.OutputTool(ctx, cur.ID, tasktools.OutputInput{TaskID: t.ID})
+		r, err := c.tools.OutputToolFor(ctx, cur.ID, tasktools.OutputInput{TaskID: t.ID}, answerCommand)
 		if err != nil {
 			return taskFailed(err, ref)
 		}
-		return note("%s", r.Text)
+		text := r.Text
+		if msgs, err := c.rt.Tasks().Messages(ctx, t.ID); err == nil && len(msgs) > 0 {
+			text += "\n\n" + tasktools.MessagesText(msgs)
+		}
+		return note("%s", text)
 	}
 	wait := func(ctx context.Context) (string, error) {
-		r, err := c.tools.OutputTool(ctx, cur.ID, tasktools.OutputInput{TaskID: t.ID, Block: true, Timeout: int(sa.MaxBlockTimeout / time.Second)})
+		r, err := c.tools.OutputToolFor(ctx, cur.ID, tasktools.OutputInput{TaskID: t.ID, Block: true, Timeout: int(sa.MaxBlockTimeout / time.Second)}, answerCommand)
 		return r.Text, err
 	}
 	c.mu.Lock()
@@ -161,6 +165,37 @@ func cmdOutput(ctx context.Context, c *Chat, in Input) Reply {
 	r := note("Waiting for task %s %q to end (Ctrl+C stops waiting)…", sa.ShortID(t.ID), t.Description)
 	r.turn = w
 	return r
+}
+
+// answerCommand is how the person answers a task's question in the
+// chat (see tasktools.Tools.OutputToolFor).
+func answerCommand(taskID string) string {
+	return "Answer it with /send " + sa.ShortID(taskID) + " <answer>."
+}
+
+// cmdSend sends the user's message to a task, or answers its question:
+// any task, as /cancel cancels any.
+func cmdSend(ctx context.Context, c *Chat, in Input) Reply {
+	ref := in.parsed.words[0]
+	r, err := c.tools.SendTool(ctx, "", tasktools.FromUser, tasktools.SendInput{TaskID: ref, Message: in.parsed.text})
+	if err != nil {
+		return taskFailed(c.resumeInstead(ctx, ref, err), ref)
+	}
+	return note("%s", r.Text)
+}
+
+// resumeInstead words the refusal of a send to a completed task with the
+// command that continues it; other errors are left as they are.
+func (c *Chat) resumeInstead(ctx context.Context, ref string, err error) error {
+	if !errors.Is(err, sa.ErrConflict) {
+		return err
+	}
+	t, rerr := c.store.ResolveTask(ctx, ref)
+	if rerr != nil || t.Status != sa.TaskCompleted {
+		return err
+	}
+	short := sa.ShortID(t.ID)
+	return fmt.Errorf("task %s (%q) has completed: /resume %s \"prompt\" sends it a follow-up", short, t.Description, short)
 }
 
 func cmdCancel(ctx context.Context, c *Chat, in Input) Reply {

@@ -61,8 +61,9 @@ func timing(t sa.Task, now time.Time) string {
 	return string(t.Status)
 }
 
-// formatOutput is superagents_output's answer.
-func formatOutput(out sa.TaskOutput, now time.Time) string {
+// formatOutput is superagents_output's answer; answer says how to
+// answer the task's question.
+func formatOutput(out sa.TaskOutput, now time.Time, answer func(taskID string) string) string {
 	t := out.Task
 	name := fmt.Sprintf("Task %s (%q)", t.ID, t.Description)
 	var b strings.Builder
@@ -105,13 +106,18 @@ func formatOutput(out sa.TaskOutput, now time.Time) string {
 		fmt.Fprintf(&b, "%s is running: %s.", name, progressText(t, now))
 	}
 	if out.Question != "" {
-		fmt.Fprintf(&b, "\n\nIt is waiting for an answer to its question: %s\nAnswer it with %s (task_id %q).", out.Question, sa.SendTool, t.ID)
+		fmt.Fprintf(&b, "\n\nIt is waiting for an answer to its question: %s\n%s", out.Question, answer(t.ID))
 	}
 	if out.Partial != "" {
 		b.WriteString("\n\nLatest output so far:\n")
 		b.WriteString(out.Partial)
 	}
 	return b.String()
+}
+
+// sendHint is how a model answers a task's question.
+func sendHint(taskID string) string {
+	return fmt.Sprintf("Answer it with %s (task_id %q).", sa.SendTool, taskID)
 }
 
 // addWorktreeNote adds, for a task with a worktree, where its work is.
@@ -146,4 +152,54 @@ func cmpText(s, empty string) string {
 		return empty
 	}
 	return s
+}
+
+// MessagesText lists the messages sent to a task for a person, oldest
+// first, one line each: who sent it, whether the task got it, and its
+// text (long ones cut); "" when none were sent.
+func MessagesText(msgs []sa.TaskMessage) string {
+	if len(msgs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Messages sent to it (%d):", len(msgs))
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "\n- #%d from %s (%s): %s", m.Seq, senderName(m.From), delivery(m), cut(oneLine(m.Text), maxMessageLine))
+	}
+	return b.String()
+}
+
+// maxMessageLine is how many characters of a message MessagesText shows.
+const maxMessageLine = 120
+
+// senderName is who sent a message, as a person reading about the task
+// says it: From is worded for the task's own model ("you").
+func senderName(from string) string {
+	switch from {
+	case FromAgent:
+		return "the agent that launched it"
+	case FromHost:
+		return "the agent that launched it over MCP"
+	}
+	return from
+}
+
+// delivery says whether a message reached its task.
+func delivery(m sa.TaskMessage) string {
+	switch {
+	case m.DeliveredAt != nil:
+		return "delivered"
+	case m.Undelivered != "":
+		return "not delivered: " + m.Undelivered
+	}
+	return "waiting for the task's next step"
+}
+
+// cut shortens s to n characters, marking the cut.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -63,8 +63,17 @@ func TestToolTextsGolden(t *testing.T) {
 		{"resume failed", sa.TaskOutput{Task: resumeFailed}},
 	}
 	for _, o := range outputs {
-		b.WriteString("== output " + o.name + "\n" + formatOutput(o.out, now) + "\n\n")
+		b.WriteString("== output " + o.name + "\n" + formatOutput(o.out, now, sendHint) + "\n\n")
 	}
+	msgs := []sa.TaskMessage{
+		{Seq: 1, From: FromUser, Text: "Only internal/ matters.", DeliveredAt: at(time.Second)},
+		{Seq: 2, From: FromAgent, Text: "Skip\nthe tests. " + strings.Repeat("And more. ", 20)},
+		{Seq: 3, From: FromHost, Text: "Stop there.", Undelivered: "the task was cancelled first"},
+	}
+	b.WriteString("== messages\n" + MessagesText(msgs) + "\n\n")
+	b.WriteString("== no messages\n" + MessagesText(nil) + "\n\n")
+	b.WriteString("== output waiting for a person's answer\n" + formatOutput(sa.TaskOutput{Task: running, Question: "Which branch?"}, now,
+		func(id string) string { return "Answer it with: superagents task send " + id + " ANSWER" }) + "\n\n")
 	golden.Check(t, "texts.golden", []byte(b.String()))
 }
 

@@ -283,7 +283,14 @@ type ClearView struct {
 }
 
 // OutputTool reports a task's result or status.
-func (m *Tools) OutputTool(ctx context.Context, _ string, in OutputInput) (Reply, error) {
+func (m *Tools) OutputTool(ctx context.Context, caller string, in OutputInput) (Reply, error) {
+	return m.OutputToolFor(ctx, caller, in, nil)
+}
+
+// OutputToolFor is OutputTool for a person: answer words how they
+// answer the question the task waits on (a command of their way in),
+// given the task's id; nil keeps the model's way, superagents_send.
+func (m *Tools) OutputToolFor(ctx context.Context, _ string, in OutputInput, answer func(taskID string) string) (Reply, error) {
 	if in.Timeout < 0 {
 		return Reply{}, fmt.Errorf("%w: timeout cannot be negative", sa.ErrInvalid)
 	}
@@ -297,7 +304,10 @@ func (m *Tools) OutputTool(ctx context.Context, _ string, in OutputInput) (Reply
 	now := time.Now()
 	data := OutputView{View: NewView(out.Task, now), TimedOut: out.TimedOut, Told: out.Told, Partial: out.Partial}
 	data.Question = out.Question
-	return Reply{Text: formatOutput(out, now), Data: data}, nil
+	if answer == nil {
+		answer = sendHint
+	}
+	return Reply{Text: formatOutput(out, now, answer), Data: data}, nil
 }
 
 // ListTool lists the calling session's tasks.
