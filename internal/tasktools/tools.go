@@ -427,7 +427,7 @@ func SentText(s sa.SendResult) string {
 	if s.Answered != nil {
 		return fmt.Sprintf("Task %s (%q) was waiting for an answer to %q: your answer %q was given to it, and it goes on.", t.ID, t.Description, s.Answered.Message, s.Answer)
 	}
-	return fmt.Sprintf("Message %d sent to task %s (%q): it reads it before its next step, without stopping what it is doing. You will be notified when the task ends.",
+	return fmt.Sprintf("Message %d sent to task %s (%q): it reads it before its next step, without stopping what it is doing. Whoever launched it is notified when it ends.",
 		s.Message.Seq, t.ID, t.Description)
 }
 
