@@ -3,6 +3,9 @@ package tasks_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,13 +23,13 @@ func bigParent(rounds int) []sa.Message {
 	for i := range rounds {
 		id := fmt.Sprintf("call_%d", i)
 		msgs = append(msgs,
-			user(fmt.Sprintf("parent: step %d. %s", i, strings.Repeat("Please look at the next module and say what it does. ", 14))),
+			user(fmt.Sprintf("parent: step %d. %s", i, strings.Repeat("Please look at the next module and say what it does. ", 18))),
 			sa.Message{Role: sa.RoleAssistant, Parts: []sa.Part{
-				sa.TextPart(fmt.Sprintf("Reading module %d. %s", i, strings.Repeat("It handles requests and keeps state. ", 12))),
+				sa.TextPart(fmt.Sprintf("Reading module %d. %s", i, strings.Repeat("It handles requests and keeps state. ", 16))),
 				{Type: sa.PartToolCall, CallID: id, Name: "read", Input: []byte(fmt.Sprintf(`{"path":"module_%d.go"}`, i))},
 			}},
 			sa.Message{Role: sa.RoleTool, Parts: []sa.Part{{Type: sa.PartToolResult, CallID: id, Name: "read",
-				Output: fmt.Sprintf("package module%d\n%s", i, strings.Repeat("func handle(w http.ResponseWriter, r *http.Request) { serve(w, r) }\n", 24))}}},
+				Output: fmt.Sprintf("package module%d\n%s", i, strings.Repeat("func handle(w http.ResponseWriter, r *http.Request) { serve(w, r) }\n", 22))}}},
 		)
 	}
 	return msgs
@@ -104,11 +107,22 @@ func TestSiblingForksShareThePromptCache(t *testing.T) {
 	if _, err := h.store.Append(ctx, parent.ID, sa.Message{Role: sa.RoleTool, Parts: results}); err != nil {
 		t.Fatal(err)
 	}
-	var cost, uncached float64
 	for i, id := range ids {
 		if got := h.wait(id); got.Status != sa.TaskCompleted {
 			t.Fatalf("fork %d: %s %s", i+1, got.Status, got.Error)
 		}
+	}
+	// The forks in the order their first requests reached the server.
+	var order []string
+	for _, r := range h.srv.Requests() {
+		for i, id := range ids {
+			if strings.Contains(string(r.Body), fmt.Sprintf("Review part %d of", i)) && !slices.Contains(order, id) {
+				order = append(order, id)
+			}
+		}
+	}
+	var cost, uncached float64
+	for i, id := range order {
 		u := h.forkUsage(id)
 		cost, uncached = cost+promptCost(u), uncached+float64(prompt(u))
 		share := float64(u.CacheReadTokens) / float64(prompt(u))
@@ -135,5 +149,53 @@ func TestSiblingForksShareThePromptCache(t *testing.T) {
 	t.Logf("fifth fork: prompt %d tokens, read %d (%.0f%%), wrote %d", prompt(u), u.CacheReadTokens, 100*share, u.CacheWriteTokens)
 	if share < 0.6 {
 		t.Errorf("a fork launched after the notices read %.0f%% of its first prompt from the cache, want at least 60%%", 100*share)
+	}
+}
+
+// A fork's later steps and its resume read what its earlier requests
+// wrote: its digest stays its first message, byte for byte.
+func TestForkLaterStepsAndResumeReadTheirCache(t *testing.T) {
+	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
+		f := facts(t, req)
+		if f.isChild() && f.LastTool == "" && strings.Contains(f.LastUser, "Read notes.txt") {
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{toolCall("read", map[string]string{"path": "notes.txt"})}}
+		}
+		return llmtest.Reply{Text: "done"}
+	})
+	if err := os.WriteFile(filepath.Join(h.ws, "notes.txt"), []byte("the notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.CacheMinTokens = 1024
+	parent := h.parent(bigParent(60)...)
+	task := h.launch(parent.ID, tasks.LaunchRequest{Fork: true, Prompt: "Read notes.txt."})
+	if got := h.wait(task.ID); got.Status != sa.TaskCompleted {
+		t.Fatalf("fork: %s %s", got.Status, got.Error)
+	}
+	if _, err := h.mgr.Resume(context.Background(), task.ID, "And now?", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.wait(task.ID); got.Status != sa.TaskCompleted {
+		t.Fatalf("resume: %s %s", got.Status, got.Error)
+	}
+	msgs, err := h.store.MessagesAfter(context.Background(), task.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var usages []sa.Usage
+	for _, m := range msgs {
+		if m.Role == sa.RoleAssistant {
+			usages = append(usages, m.Usage)
+		}
+	}
+	names := []string{"first step", "second step", "resume"}
+	if len(usages) != len(names) {
+		t.Fatalf("%d answers, want %d", len(usages), len(names))
+	}
+	for i, u := range usages[1:] {
+		before := prompt(usages[i])
+		t.Logf("%s: prompt %d, read %d, wrote %d", names[i+1], prompt(u), u.CacheReadTokens, u.CacheWriteTokens)
+		if u.CacheReadTokens < before {
+			t.Errorf("%s read %d tokens from the cache, want at least the %d of the request before it", names[i+1], u.CacheReadTokens, before)
+		}
 	}
 }

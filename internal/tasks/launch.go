@@ -164,9 +164,15 @@ func (m *Manager) forkContext(ctx context.Context, parentID, prompt string) ([]s
 	if err != nil {
 		return nil, fmt.Errorf("fork context: %w", err)
 	}
+	// The digest in parts, its stable start first, so that a prompt
+	// cache reads back what later forks share (forkctx.Result.Parts).
+	var parts []sa.Part
+	for _, p := range res.Parts() {
+		parts = append(parts, sa.TextPart(p))
+	}
 	return []sa.Message{
 		sa.ClearMessage(),
-		{Role: sa.RoleSystem, Parts: []sa.Part{sa.TextPart(res.Text())}},
+		{Role: sa.RoleSystem, Parts: parts},
 		engine.UserMessage(prompt),
 	}, nil
 }
