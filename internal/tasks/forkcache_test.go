@@ -12,6 +12,7 @@ import (
 	"time"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/config"
 	"github.com/superagents/superagents/internal/llm/llmtest"
 	"github.com/superagents/superagents/internal/tasks"
 )
@@ -72,7 +73,10 @@ func TestSiblingForksShareThePromptCache(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		return llmtest.Reply{Text: "done"}
-	})
+	}, withFork(func(c *config.Config) {
+		// claude-sonnet-4-5's prices.
+		c.Models["anthropic/claude-test"] = config.Model{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}
+	}))
 	h.srv.CacheMinTokens = 1024
 	h.srv.WriteDelay = 300 * time.Millisecond // the prefill of a long prompt
 	ctx := context.Background()
@@ -101,6 +105,12 @@ func TestSiblingForksShareThePromptCache(t *testing.T) {
 		task := h.launch(parent.ID, tasks.LaunchRequest{Fork: true, Description: fmt.Sprint("part ", i),
 			Prompt: fmt.Sprintf("Review part %d of the modules.", i)})
 		ids = append(ids, task.ID)
+		// The launch answer says what the fork inherits and expects to pay.
+		fc := task.ForkContext
+		if fc == nil || fc.Tokens < 30_000 || fc.USD == nil ||
+			i == 0 && fc.CacheReadTokens != 0 || i > 0 && fc.CacheWriteTokens != 0 {
+			t.Errorf("fork %d: launch estimate %+v, want about 45,000 tokens, written by the first, read by the others", i+1, fc)
+		}
 		results = append(results, sa.Part{Type: sa.PartToolResult, CallID: fmt.Sprint("launch_", i), Name: "superagents_task",
 			Output: "Launched task " + task.ID})
 	}
@@ -141,6 +151,11 @@ func TestSiblingForksShareThePromptCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifth := h.launch(parent.ID, tasks.LaunchRequest{Fork: true, Description: "fifth", Prompt: "Sum up the reviews."})
+	if fc := fifth.ForkContext; fc == nil || fc.CacheReadTokens < fc.Tokens/2 || fc.CacheWriteTokens == 0 {
+		t.Errorf("fifth fork: launch estimate %+v, want its stable start read and the rest written", fc)
+	} else {
+		t.Logf("fifth fork: estimated %d tokens, %d read, %d written, $%.4f", fc.Tokens, fc.CacheReadTokens, fc.CacheWriteTokens, *fc.USD)
+	}
 	if got := h.wait(fifth.ID); got.Status != sa.TaskCompleted {
 		t.Fatalf("fifth fork: %s %s", got.Status, got.Error)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/superagents/superagents/internal/runner"
 
 	"github.com/superagents/superagents/internal/agents"
+	"github.com/superagents/superagents/forkctx"
 	"github.com/superagents/superagents/internal/engine"
 )
 
@@ -75,8 +76,9 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 		timeout = req.Timeout
 	}
 	first := []sa.Message{engine.UserMessage(req.Prompt)}
+	var digest forkctx.Result
 	if req.Fork {
-		if first, err = m.forkContext(ctx, cmp.Or(req.ForkFrom, parent.ID), req.Prompt); err != nil {
+		if first, digest, err = m.forkContext(ctx, cmp.Or(req.ForkFrom, parent.ID), req.Prompt); err != nil {
 			return sa.Task{}, err
 		}
 	}
@@ -90,7 +92,8 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 			model = profile.Model
 		}
 	}
-	budget, err := m.launchBudget(ctx, ancestors, m.engine.ModelFor(sa.Session{Model: model}, profile, ""), req.Budget)
+	label := m.engine.ModelFor(sa.Session{Model: model}, profile, "")
+	budget, err := m.launchBudget(ctx, ancestors, label, req.Budget)
 	if err != nil {
 		return sa.Task{}, err
 	}
@@ -130,6 +133,9 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 		_ = tree(wt).Discard(context.WithoutCancel(ctx))
 		m.gitMu.Unlock()
 	}
+	if err == nil && req.Fork {
+		t.ForkContext = m.forkEstimate(label, profile.Name+"\x00"+isolation, digest)
+	}
 	return t, err
 }
 
@@ -155,14 +161,14 @@ func (m *Manager) checkLaunch(req LaunchRequest) (agents.Profile, string, error)
 // model context starts here and not with the parent's raw history (the
 // session is still linked to the parent, as a fork); then the pipeline's
 // preamble and digest of the parent's conversation; then the prompt.
-func (m *Manager) forkContext(ctx context.Context, parentID, prompt string) ([]sa.Message, error) {
+func (m *Manager) forkContext(ctx context.Context, parentID, prompt string) ([]sa.Message, forkctx.Result, error) {
 	history, err := m.store.History(ctx, parentID)
 	if err != nil {
-		return nil, fmt.Errorf("parent history: %w", err)
+		return nil, forkctx.Result{}, fmt.Errorf("parent history: %w", err)
 	}
 	res, err := m.fork.Build(history)
 	if err != nil {
-		return nil, fmt.Errorf("fork context: %w", err)
+		return nil, forkctx.Result{}, fmt.Errorf("fork context: %w", err)
 	}
 	// The digest in parts, its stable start first, so that a prompt
 	// cache reads back what later forks share (forkctx.Result.Parts).
@@ -174,7 +180,38 @@ func (m *Manager) forkContext(ctx context.Context, parentID, prompt string) ([]s
 		sa.ClearMessage(),
 		{Role: sa.RoleSystem, Parts: parts},
 		engine.UserMessage(prompt),
-	}, nil
+	}, res, nil
+}
+
+// forkEstimate is what a fork inherits and what its first request is
+// expected to pay for it: a read of what a fork launched here within the
+// cache's lifetime shares with it (all of it for a sibling, the stable
+// start for a later fork of the same parent), a write of the rest. Tokens
+// are the pipeline's count (o200k_base), plus a quarter of the preamble's
+// bytes.
+func (m *Manager) forkEstimate(model, agent string, res forkctx.Result) *sa.ForkContext {
+	parts := res.Parts()
+	whole, start := m.siblings.noteLaunch(launchKey(model, agent, res.Text()), launchKey(model, agent, parts[0]))
+	fc := &sa.ForkContext{Tokens: int64(res.Stats.FinalTokens + len(res.Preamble)/4)}
+	switch {
+	case whole:
+		fc.CacheReadTokens = fc.Tokens
+	case start && res.Stats.FinalChars > 0:
+		fc.CacheReadTokens = fc.Tokens * int64(res.Stats.StableChars) / int64(res.Stats.FinalChars)
+	}
+	fc.CacheWriteTokens = fc.Tokens - fc.CacheReadTokens
+	if info, ok := m.engine.Config.ModelInfo(model); ok && info.Priced() {
+		write := info.CacheWrite
+		if write == 0 { // no write price (OpenAI): written tokens are input
+			write = info.Input
+		}
+		usd := 0.0
+		if !info.Free {
+			usd = (float64(fc.CacheReadTokens)*info.CacheRead + float64(fc.CacheWriteTokens)*write) / 1e6
+		}
+		fc.USD = &usd
+	}
+	return fc
 }
 
 type launcherKey struct{}

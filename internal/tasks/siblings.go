@@ -22,6 +22,10 @@ import (
 type siblings struct {
 	mu      sync.Mutex
 	writers map[string]*prefixWriter // prefix key → the request writing it
+	// launched is when forks were launched, by launchKey of their whole
+	// digest and of its first part: what the launch answer's estimate
+	// takes as cached.
+	launched map[string]time.Time
 }
 
 // prefixWriter is the first request of a prefix: begun is closed once its
@@ -139,4 +143,32 @@ func firstForkRequest(req sa.ModelRequest) (string, bool) {
 		h.Write([]byte{0})
 	}
 	return string(h.Sum(nil)), true
+}
+
+// launchKey names a fork's prompt at launch, before the run knows its
+// system prompt and tools: the model, the agent and digest text.
+func launchKey(model, agent, text string) string {
+	h := sha256.Sum256([]byte(model + "\x00" + agent + "\x00" + text))
+	return string(h[:])
+}
+
+// noteLaunch records a fork's launch and reports whether a fork with the
+// same whole digest, or the same first part (its stable start), was
+// launched within the cache's lifetime.
+func (s *siblings) noteLaunch(whole, start string) (sameWhole, sameStart bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	for k, at := range s.launched {
+		if now.Sub(at) > prefixLife {
+			delete(s.launched, k)
+		}
+	}
+	if s.launched == nil {
+		s.launched = map[string]time.Time{}
+	}
+	_, sameWhole = s.launched[whole]
+	_, sameStart = s.launched["start:"+start]
+	s.launched[whole], s.launched["start:"+start] = now, now
+	return sameWhole, sameStart
 }
