@@ -11,8 +11,8 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/internal/runner"
 
-	"github.com/superagents/superagents/internal/agents"
 	"github.com/superagents/superagents/forkctx"
+	"github.com/superagents/superagents/internal/agents"
 	"github.com/superagents/superagents/internal/engine"
 )
 
