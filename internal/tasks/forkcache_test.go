@@ -124,12 +124,18 @@ func TestSiblingForksShareThePromptCache(t *testing.T) {
 	}
 	// The forks in the order their first requests reached the server.
 	var order []string
+	var sent []time.Time
 	for _, r := range h.srv.Requests() {
 		for i, id := range ids {
 			if strings.Contains(string(r.Body), fmt.Sprintf("Review part %d of", i)) && !slices.Contains(order, id) {
-				order = append(order, id)
+				order, sent = append(order, id), append(sent, r.Received)
 			}
 		}
+	}
+	// What the siblings waited for (measured, not asserted): the first's
+	// answer to begin, which the server holds back by WriteDelay.
+	for i := 1; i < len(sent); i++ {
+		t.Logf("fork %d sent its first request %v after the first fork's", i+1, sent[i].Sub(sent[0]).Round(time.Millisecond))
 	}
 	var cost, uncached float64
 	for i, id := range order {

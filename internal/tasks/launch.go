@@ -67,14 +67,10 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 	if err != nil {
 		return sa.Task{}, err
 	}
-	depth := len(ancestors)
-	if depth >= m.limits.SpawnDepth {
+	if depth := len(ancestors); depth >= m.limits.SpawnDepth {
 		return sa.Task{}, fmt.Errorf("%w: tasks may be nested %d deep (tasks.spawn_depth) and this session is at depth %d", sa.ErrLimit, m.limits.SpawnDepth, depth)
 	}
-	timeout := m.limits.Timeout.Duration
-	if req.Timeout > 0 && req.Timeout < timeout {
-		timeout = req.Timeout
-	}
+	timeout := m.launchTimeout(req.Timeout)
 	first := []sa.Message{engine.UserMessage(req.Prompt)}
 	var digest forkctx.Result
 	if req.Fork {
@@ -133,10 +129,19 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 		_ = tree(wt).Discard(context.WithoutCancel(ctx))
 		m.gitMu.Unlock()
 	}
-	if err == nil && req.Fork {
+	if err == nil && req.Fork { // what the launch answer tells of its context
 		t.ForkContext = m.forkEstimate(label, profile.Name+"\x00"+isolation, digest)
 	}
 	return t, err
+}
+
+// launchTimeout is a launch's time limit: the one asked for, at most the
+// configured limit (0: that limit).
+func (m *Manager) launchTimeout(asked time.Duration) time.Duration {
+	if asked > 0 && asked < m.limits.Timeout.Duration {
+		return asked
+	}
+	return m.limits.Timeout.Duration
 }
 
 // checkLaunch returns the profile of a launch request's agent and the
