@@ -125,6 +125,9 @@ type Task struct {
 	// requests reach the task only as the same principal. Empty for a
 	// task launched any other way. Fixed at launch.
 	Launcher string `json:"launcher,omitempty"`
+	// ForkContext, in the answer to a forked task's launch, is what it
+	// inherits and what that is expected to cost; it is not stored.
+	ForkContext *ForkContext `json:"fork_context,omitempty"`
 }
 
 // Isolations a task may be launched with: none (it works in the
@@ -326,3 +329,19 @@ const (
 	ClearTool  = "superagents_clear"
 	SendTool   = "superagents_send"
 )
+
+// ForkContext is the context a forked task inherits (the digest of its
+// parent's conversation, with its preamble) and what its first request is
+// expected to pay for it: a fork launched within the prompt cache's
+// lifetime after another of the same parent reads what they share.
+type ForkContext struct {
+	// Tokens is the inherited context's size, estimated.
+	Tokens int64 `json:"tokens"`
+	// CacheReadTokens of it are expected to be read from the prompt cache,
+	// CacheWriteTokens written to it.
+	CacheReadTokens  int64 `json:"cache_read_tokens"`
+	CacheWriteTokens int64 `json:"cache_write_tokens"`
+	// USD is what that input is expected to cost at the model's prices;
+	// nil when the model has none.
+	USD *float64 `json:"usd,omitempty"`
+}

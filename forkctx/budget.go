@@ -87,26 +87,43 @@ func (b *budget) messages() int {
 // the new total and how many history messages went.
 func (b *budget) trim(total, limit int, size func(*block) int, separator int) (newTotal, removed int) {
 	for total > limit && b.next < len(b.order) {
-		blk := &b.blocks[b.order[b.next]]
-		b.next++
-		blk.removed = true
-		total -= size(blk)
-		if b.alive > 1 {
-			total -= separator
-		}
-		b.alive--
-		removed += blk.messages
+		total, removed = b.drop(total, size, separator, removed)
 	}
 	return total, removed
+}
+
+// drop removes the next block in order from total, and counts its
+// messages in removed.
+func (b *budget) drop(total int, size func(*block) int, separator, removed int) (int, int) {
+	blk := &b.blocks[b.order[b.next]]
+	b.next++
+	blk.removed = true
+	total -= size(blk)
+	if b.alive > 1 {
+		total -= separator
+	}
+	b.alive--
+	return total, removed + blk.messages
 }
 
 // newest returns the newest block, the one never removed.
 func (b *budget) newest() *block { return &b.blocks[len(b.blocks)-1] }
 
-// trimChars brings a total of chars down to at most target characters.
-func (b *budget) trimChars(chars, target int) (removed int) {
+// trimChars brings a total of chars down to at most target characters,
+// and then on to a whole number of steps of characters removed: what goes
+// is counted from the start, over the oldest (tier 3) messages, which
+// format the same in every later fork, so a later fork of a parent grown
+// by less than what the step left spare drops the very same messages.
+func (b *budget) trimChars(chars, target, step int) (removed int) {
 	size := func(blk *block) int { return blk.chars }
+	before := chars
 	chars, removed = b.trim(chars, target, size, messageSeparatorChars)
+	if step > 0 && removed > 0 {
+		goal := (before - chars + step - 1) / step * step
+		for before-chars < goal && b.next < len(b.order) && !b.blocks[b.order[b.next]].summary {
+			chars, removed = b.drop(chars, size, messageSeparatorChars, removed)
+		}
+	}
 	if chars > target && b.alive == 1 {
 		blk := b.newest()
 		blk.text = fitHeadTail(blk.text, blk.chars, target, b.headRatio)

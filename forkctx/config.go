@@ -45,6 +45,13 @@ type Config struct {
 	// MaxChars characters is left whole.
 	MaxChars    int `toml:"max_chars" json:"max_chars"`
 	TargetChars int `toml:"target_chars" json:"target_chars"`
+	// DropStepChars: over MaxChars, the oldest messages go in steps of
+	// this many characters, counted from the digest's start, so that
+	// successive forks of a growing parent start at the same message (and
+	// read their shared beginning from the prompt cache) until it has
+	// grown by about a step. 0 drops only what the budget needs; a step
+	// is at most a tenth of the target (see DropStep).
+	DropStepChars int `toml:"drop_step_chars" json:"drop_step_chars"`
 	// MaxTokens: a context of more tokens loses its oldest messages until it
 	// has at most this many.
 	MaxTokens int `toml:"max_tokens" json:"max_tokens"`
@@ -70,6 +77,7 @@ func DefaultConfig() Config {
 		},
 		NoTruncateTools: []string{"ask_user_questions"},
 		MaxChars:        200_000,
+		DropStepChars:   20_000,
 		MaxTokens:       100_000,
 		TokenEncoding:   tokens.DefaultEncoding,
 	}
@@ -82,6 +90,13 @@ func (c Config) Target() int {
 		return c.TargetChars
 	}
 	return c.MaxChars
+}
+
+// DropStep is the step the oldest messages are dropped in: DropStepChars,
+// at most a tenth of Target, so that it never costs a digest more than a
+// tenth of its room.
+func (c Config) DropStep() int {
+	return min(c.DropStepChars, c.Target()/10)
 }
 
 // Validate reports every setting that makes no sense, all at once.
@@ -124,6 +139,9 @@ func (c Config) Validate() error {
 	}
 	if c.TargetChars > c.MaxChars && c.MaxChars > 0 {
 		bad("target_chars (%d) is larger than max_chars (%d): trimming must end below the trigger", c.TargetChars, c.MaxChars)
+	}
+	if c.DropStepChars < 0 {
+		bad("drop_step_chars is %d: it cannot be negative (0 drops only what the budget needs)", c.DropStepChars)
 	}
 	lists := []struct {
 		key  string

@@ -124,12 +124,36 @@ type Result struct {
 	Preamble string `json:"preamble"`
 	Digest   string `json:"digest"`
 	Stats    Stats  `json:"stats"`
+	// bounds are the byte offsets in Digest where its stable chunks end
+	// (see stableBounds).
+	bounds []int
 }
 
 // Text returns exactly what a forked child receives as its first message:
-// the preamble, then the digest between markers.
+// the preamble's first paragraph, the digest between markers, then the
+// rest of the preamble (how the digest was made), whose figures change
+// from fork to fork and so come after what later forks share.
 func (r Result) Text() string {
-	return r.Preamble + "\n\n<parent_conversation>\n" + r.Digest + "\n</parent_conversation>"
+	return strings.Join(r.Parts(), messageSeparator)
+}
+
+// Parts returns Text cut into the pieces a prompt cache can reuse: the
+// start of the digest up to the end of each stable chunk, which later
+// forks of the same parent receive unchanged, then the rest. Joined with
+// blank lines they are Text; a provider that caches by block (Anthropic)
+// sends each as a block of its own.
+func (r Result) Parts() []string {
+	intro, notes, _ := strings.Cut(r.Preamble, messageSeparator)
+	parts := make([]string, 0, len(r.bounds)+1)
+	start := 0
+	for _, end := range r.bounds {
+		parts = append(parts, r.Digest[start:end])
+		start = end + len(messageSeparator)
+	}
+	parts = append(parts, r.Digest[start:])
+	parts[0] = intro + "\n\n<parent_conversation>\n" + parts[0]
+	parts[len(parts)-1] += "\n</parent_conversation>\n\n" + notes
+	return parts
 }
 
 // Build runs the pipeline over history, the parent's effective history
@@ -157,7 +181,7 @@ func (p *Pipeline) Build(history []sa.Message) (Result, error) {
 	chars := b.total(func(b *block) int { return b.chars }, messageSeparatorChars)
 	st.FormattedChars = chars
 	if chars > p.cfg.MaxChars {
-		st.Removed.ForChars = b.trimChars(chars, p.cfg.Target())
+		st.Removed.ForChars = b.trimChars(chars, p.cfg.Target(), p.cfg.DropStep())
 	}
 	st.FinalTokens, st.Removed.ForTokens = b.capTokens(p.counter, p.cfg.MaxTokens)
 	st.Removed.Messages = st.Removed.ForChars + st.Removed.ForTokens
@@ -165,6 +189,11 @@ func (p *Pipeline) Build(history []sa.Message) (Result, error) {
 	st.Removed.NewestCut = b.newestCut
 
 	digest := b.join()
+	bounds := b.stableBounds(p.cfg.chunkChars())
+	st.StableChunks = len(bounds)
+	if len(bounds) > 0 {
+		st.StableChars = charCount(digest[:bounds[len(bounds)-1]])
+	}
 	st.FinalChars = b.total(func(b *block) int { return b.chars }, messageSeparatorChars)
 	st.FinalMessages = b.messages()
 	if len(blocks) == 0 {
@@ -172,7 +201,7 @@ func (p *Pipeline) Build(history []sa.Message) (Result, error) {
 		// are all still there, there was just nothing to say about them.
 		st.FinalMessages = len(kept)
 	}
-	return Result{Preamble: p.preamble(st), Digest: digest, Stats: st}, nil
+	return Result{Preamble: p.preamble(st), Digest: digest, Stats: st, bounds: bounds}, nil
 }
 
 // messageBytes is the size of a message's content as received.

@@ -95,6 +95,7 @@ error_patterns = ["panic:"]
 no_truncate_tools = ["ask_user_questions", "todo_read"]
 max_chars = 100000
 target_chars = 80000
+drop_step_chars = 5000
 max_tokens = 50000
 token_encoding = "cl100k_base"
 `
@@ -107,7 +108,7 @@ token_encoding = "cl100k_base"
 		Tier1ParamChars: 400, Tier2ParamChars: 150, Tier3ParamChars: 50, HeadRatio: 0.75,
 		HeadTailTools: []string{"shell"}, ErrorPatterns: []string{"panic:"},
 		NoTruncateTools: []string{"ask_user_questions", "todo_read"},
-		MaxChars:        100000, TargetChars: 80000, MaxTokens: 50000, TokenEncoding: "cl100k_base",
+		MaxChars:        100000, TargetChars: 80000, DropStepChars: 5000, MaxTokens: 50000, TokenEncoding: "cl100k_base",
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Fatalf("decoded config (-want +got):\n%s", diff)
@@ -416,7 +417,7 @@ func TestNewestMessageIsCutToFit(t *testing.T) {
 // first, and the newest is cut rather than dropped.
 func TestSummaryIsGivenUpLast(t *testing.T) {
 	cfg := forkctx.DefaultConfig()
-	cfg.MaxChars, cfg.TargetChars = 5000, 5000
+	cfg.MaxChars, cfg.TargetChars, cfg.DropStepChars = 5000, 5000, 0 // only what the budget needs
 	h := concat([]sa.Message{compactionMarker(), summary("THE SUMMARY")}, userMessages("a", 10, 1000))
 	res := build(t, cfg, withIDs(h))
 	if !strings.HasPrefix(res.Digest, "Agent: [Summary of the earlier conversation]\nTHE SUMMARY") {

@@ -21,6 +21,9 @@ type block struct {
 	messages int
 	summary  bool
 	removed  bool
+	// fresh: the block shows a tool call or result of tier 1 or 2, whose
+	// text changes as the parent's conversation grows (see stableBounds).
+	fresh bool
 }
 
 // label returns the prefix of a message: its role's, or for a task's
@@ -47,9 +50,10 @@ func (p *Pipeline) format(history []sa.Message, plan tierPlan, summaryFirst bool
 	leading := 0 // messages before the first block that shows something
 	nextCall, nextResult := 0, 0
 	var items []string
+	var fresh bool
 	var b strings.Builder
 	for i, m := range history {
-		items = items[:0]
+		items, fresh = items[:0], false
 		for _, part := range m.Parts {
 			switch part.Type {
 			case sa.PartText:
@@ -60,10 +64,12 @@ func (p *Pipeline) format(history []sa.Message, plan tierPlan, summaryFirst bool
 				st.ReasoningOmitted++
 			case sa.PartToolCall:
 				items = append(items, p.formatCall(part, history, plan, nextCall))
+				fresh = fresh || plan.calls[nextCall].tier < 3
 				nextCall++
 			case sa.PartToolResult:
 				if r := plan.results[nextResult]; r.call < 0 {
 					items = append(items, orphanResult(part, r))
+					fresh = fresh || r.tier < 3
 				}
 				nextResult++
 			}
@@ -91,7 +97,7 @@ func (p *Pipeline) format(history []sa.Message, plan tierPlan, summaryFirst bool
 			b.WriteString(item)
 		}
 		text := b.String()
-		blocks = append(blocks, block{text: text, chars: charCount(text), messages: 1, summary: summary})
+		blocks = append(blocks, block{text: text, chars: charCount(text), messages: 1, summary: summary, fresh: fresh})
 	}
 	if len(blocks) > 0 {
 		blocks[0].messages += leading

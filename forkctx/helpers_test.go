@@ -3,6 +3,7 @@ package forkctx_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -56,6 +57,10 @@ func checkInvariants(t testing.TB, cfg forkctx.Config, res forkctx.Result) {
 		if !utf8.ValidString(s) {
 			t.Fatalf("%s is not valid UTF-8", name)
 		}
+	}
+	parts := res.Parts()
+	if strings.Join(parts, "\n\n") != res.Text() || len(parts) != st.StableChunks+1 || slices.Contains(parts, "") {
+		t.Fatalf("%d parts (an empty one: %v) for %d stable chunks, or not the text joined", len(parts), slices.Contains(parts, ""), st.StableChunks)
 	}
 	if got := utf8.RuneCountInString(res.Digest); got != st.FinalChars {
 		t.Fatalf("FinalChars = %d, digest has %d characters", st.FinalChars, got)

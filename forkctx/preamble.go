@@ -14,7 +14,7 @@ func (p *Pipeline) preamble(st Stats) string {
 		fmt.Fprintf(&b, format, args...)
 		b.WriteByte('\n')
 	}
-	line("You are a background task forked from a parent agent. The parent's conversation up to the fork follows as a digest made for you: it is not verbatim.")
+	line("You are a background task forked from a parent agent. The parent's conversation up to the fork follows as a digest made for you: it is not verbatim, and how it was made is said after it.")
 	line("")
 	line("How the digest was made:")
 
@@ -57,7 +57,11 @@ func (p *Pipeline) preamble(st Stats) string {
 	} else {
 		var why []string
 		if r.ForChars > 0 {
-			why = append(why, fmt.Sprintf("%d because the digest exceeded %d characters (it was trimmed to fit within %d)", r.ForChars, c.MaxChars, c.Target()))
+			steps := ""
+			if c.DropStep() > 0 {
+				steps = fmt.Sprintf(", in steps of %d characters so that later forks start at the same message", c.DropStep())
+			}
+			why = append(why, fmt.Sprintf("%d because the digest exceeded %d characters (it was trimmed to fit within %d%s)", r.ForChars, c.MaxChars, c.Target(), steps))
 		}
 		if r.ForTokens > 0 {
 			why = append(why, fmt.Sprintf("%d because it exceeded %d tokens", r.ForTokens, c.MaxTokens))

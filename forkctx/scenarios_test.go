@@ -28,8 +28,9 @@ func headTail(out string, keep int) string {
 }
 
 // FORK-PIPE-1: the history goes
-// through the pipeline and the child gets a preamble with the truncation
-// metadata followed by the digest.
+// through the pipeline and the child gets a preamble, the digest, and the
+// truncation metadata (after the digest, so that what later forks share
+// comes first).
 func TestLaunchForkedBackgroundTask(t *testing.T) {
 	h := withIDs(concat(
 		[]sa.Message{user("find the flaky test"), agent("Looking.")},
@@ -38,8 +39,9 @@ func TestLaunchForkedBackgroundTask(t *testing.T) {
 	))
 	res := build(t, forkctx.DefaultConfig(), h)
 	text := res.Text()
-	if !strings.HasPrefix(text, res.Preamble) {
-		t.Fatalf("Text() does not start with the preamble:\n%s", text)
+	intro, notes, _ := strings.Cut(res.Preamble, "\n\n")
+	if !strings.HasPrefix(text, intro+"\n\n<parent_conversation>\n") || !strings.HasSuffix(text, "</parent_conversation>\n\n"+notes) {
+		t.Fatalf("Text() is not the preamble's first paragraph, the digest, then how it was made:\n%s", text)
 	}
 	if !strings.Contains(text, res.Digest) {
 		t.Fatalf("Text() does not contain the digest:\n%s", text)
@@ -356,9 +358,9 @@ func TestCharacterBudgetEnforcement(t *testing.T) {
 			if st.FinalChars > cfg.Target() {
 				t.Errorf("FinalChars = %d > target %d", st.FinalChars, cfg.Target())
 			}
-			// Removal stops as soon as the digest fits: one more message
-			// back would not.
-			if st.FinalChars+2000+2 <= cfg.Target() {
+			// Removal stops at the first whole step past what the digest
+			// needs to fit: one more message back would pass it.
+			if st.FinalChars+cfg.DropStep()+2000+2 <= cfg.Target() {
 				t.Errorf("FinalChars = %d: removed more than needed", st.FinalChars)
 			}
 			if first := h[0].Parts[0].Text; strings.Contains(res.Digest, first) {
@@ -405,7 +407,7 @@ func TestDynamicPreambleContent(t *testing.T) {
 	for _, want := range []string{
 		"the digest starts from the latest compaction summary, and the 2 messages before it are left out",
 		"5 in tier 1 (kept whole), 10 in tier 2 (cut to 2500 characters: 10 were cut), 2 in tier 3 (cut to 400 characters: 2 were cut)",
-		fmt.Sprintf("Removed messages: %d of the oldest, %d because the digest exceeded 60000 characters (it was trimmed to fit within 50000)", st.Removed.Messages, st.Removed.ForChars),
+		fmt.Sprintf("Removed messages: %d of the oldest, %d because the digest exceeded 60000 characters (it was trimmed to fit within 50000, in steps of 5000 characters", st.Removed.Messages, st.Removed.ForChars),
 		"read the file or run the command again",
 	} {
 		if !strings.Contains(res.Preamble, want) {

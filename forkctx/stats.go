@@ -20,6 +20,12 @@ type Stats struct {
 	// FinalTokens estimates the digest's tokens in TokenEncoding.
 	FinalTokens   int    `json:"final_tokens"`
 	TokenEncoding string `json:"token_encoding"`
+	// StableChars is the length of the digest's start that later forks of
+	// the same parent receive unchanged (while it only grows and does not
+	// lose more old messages), in StableChunks chunks that a prompt cache
+	// reads back (Result.Parts).
+	StableChars  int `json:"stable_chars"`
+	StableChunks int `json:"stable_chunks"`
 	// ReasoningOmitted counts the reasoning parts left out.
 	ReasoningOmitted int `json:"reasoning_omitted"`
 

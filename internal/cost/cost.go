@@ -57,7 +57,17 @@ type Price struct {
 	// Unpriced lists the models used whose price is unknown; USD leaves
 	// their tokens out.
 	Unpriced []string `json:"unpriced,omitempty"`
+	// CacheSavedUSD is what the prompt cache saved the priced models'
+	// input: what its reads and writes would have cost at the input
+	// price, less what they cost (a write costs more than input, so it
+	// counts against the reads).
+	CacheSavedUSD float64 `json:"cache_saved_usd,omitempty"`
 	sa.Usage
+}
+
+// CacheSaved is what the prompt cache saved on usage at a model's rates.
+func CacheSaved(m config.Model, u sa.Usage) float64 {
+	return (float64(u.CacheReadTokens)*(m.Input-m.CacheRead) + float64(u.CacheWriteTokens)*(m.Input-m.CacheWrite)) / 1e6
 }
 
 // Complete reports whether every token was priced.
@@ -82,6 +92,9 @@ func (f Figure) Price(prices Prices) Price {
 			continue
 		}
 		p.USD += Of(m, u)
+		if !m.Free {
+			p.CacheSavedUSD += CacheSaved(m, u)
+		}
 	}
 	return p
 }

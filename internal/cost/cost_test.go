@@ -27,18 +27,24 @@ func TestPrice(t *testing.T) {
 		by       map[string]sa.Usage
 		usd      float64
 		unpriced []string
+		saved    float64 // by the prompt cache
 	}{
-		{"sonnet list prices", map[string]sa.Usage{"anthropic/claude-sonnet-4-5": million}, 3 + 15 + 0.3 + 3.75, nil},
-		{"dated version", map[string]sa.Usage{"anthropic/claude-haiku-4-5-20251001": {InputTokens: 2e6}}, 2, nil},
-		{"openai cached input", map[string]sa.Usage{"openai/gpt-4.1": {InputTokens: 1e6, CacheReadTokens: 1e6}}, 2.5, nil},
-		{"local model is unpriced, not free", map[string]sa.Usage{"ollama/llama3": {InputTokens: 10}, "openai/gpt-4o-mini": {OutputTokens: 1e6}}, 0.6, []string{"ollama/llama3"}},
-		{"nothing", nil, 0, nil},
+		// A read saves 3 - 0.3, a write costs 3.75 - 3 more.
+		{"sonnet list prices", map[string]sa.Usage{"anthropic/claude-sonnet-4-5": million}, 3 + 15 + 0.3 + 3.75, nil, 2.7 - 0.75},
+		{"dated version", map[string]sa.Usage{"anthropic/claude-haiku-4-5-20251001": {InputTokens: 2e6}}, 2, nil, 0},
+		{"openai cached input", map[string]sa.Usage{"openai/gpt-4.1": {InputTokens: 1e6, CacheReadTokens: 1e6}}, 2.5, nil, 1.5},
+		{"local model is unpriced, not free", map[string]sa.Usage{"ollama/llama3": {InputTokens: 10}, "openai/gpt-4o-mini": {OutputTokens: 1e6}}, 0.6, []string{"ollama/llama3"}, 0},
+		{"the offline model is free: nothing saved", map[string]sa.Usage{"offline": million}, 0, nil, 0},
+		{"nothing", nil, 0, nil, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := cost.Figure{ByModel: tt.by}.Price(prices)
 			if math.Abs(p.USD-tt.usd) > 1e-9 || !cmp.Equal(p.Unpriced, tt.unpriced) {
 				t.Errorf("Price = %+v, want $%v, unpriced %v", p, tt.usd, tt.unpriced)
+			}
+			if math.Abs(p.CacheSavedUSD-tt.saved) > 1e-9 {
+				t.Errorf("CacheSavedUSD = %v, want %v", p.CacheSavedUSD, tt.saved)
 			}
 			if p.Complete() != (len(tt.unpriced) == 0) {
 				t.Errorf("Complete = %v", p.Complete())

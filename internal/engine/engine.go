@@ -76,6 +76,9 @@ type TurnOptions struct {
 	// Inbox, if set, brings the messages sent to the session while the
 	// turn runs (agent.Loop.Inbox).
 	Inbox func(ctx context.Context) ([]sa.Message, error)
+	// WrapProvider, if set, wraps the model's provider for the turn (a
+	// task's run lines up the first requests of sibling forks).
+	WrapProvider func(sa.Provider) sa.Provider
 }
 
 // Profile returns the agent profile of a name, or sa.ErrUnknownAgent listing
@@ -106,6 +109,9 @@ func (e *Engine) Loop(ctx context.Context, sess sa.Session, opts TurnOptions) (*
 	provider, modelName, err := e.Models.Open(model)
 	if err != nil {
 		return nil, err
+	}
+	if opts.WrapProvider != nil {
+		provider = opts.WrapProvider(provider)
 	}
 	ws := cmp.Or(opts.Workspace, e.Workspace)
 	toolSet, err := e.toolsFor(ctx, sess.ID, profile, ws, opts.Writable)

@@ -11,6 +11,7 @@ import (
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/internal/runner"
 
+	"github.com/superagents/superagents/forkctx"
 	"github.com/superagents/superagents/internal/agents"
 	"github.com/superagents/superagents/internal/engine"
 )
@@ -66,17 +67,14 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 	if err != nil {
 		return sa.Task{}, err
 	}
-	depth := len(ancestors)
-	if depth >= m.limits.SpawnDepth {
+	if depth := len(ancestors); depth >= m.limits.SpawnDepth {
 		return sa.Task{}, fmt.Errorf("%w: tasks may be nested %d deep (tasks.spawn_depth) and this session is at depth %d", sa.ErrLimit, m.limits.SpawnDepth, depth)
 	}
-	timeout := m.limits.Timeout.Duration
-	if req.Timeout > 0 && req.Timeout < timeout {
-		timeout = req.Timeout
-	}
+	timeout := m.launchTimeout(req.Timeout)
 	first := []sa.Message{engine.UserMessage(req.Prompt)}
+	var digest forkctx.Result
 	if req.Fork {
-		if first, err = m.forkContext(ctx, cmp.Or(req.ForkFrom, parent.ID), req.Prompt); err != nil {
+		if first, digest, err = m.forkContext(ctx, cmp.Or(req.ForkFrom, parent.ID), req.Prompt); err != nil {
 			return sa.Task{}, err
 		}
 	}
@@ -90,7 +88,8 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 			model = profile.Model
 		}
 	}
-	budget, err := m.launchBudget(ctx, ancestors, m.engine.ModelFor(sa.Session{Model: model}, profile, ""), req.Budget)
+	label := m.engine.ModelFor(sa.Session{Model: model}, profile, "")
+	budget, err := m.launchBudget(ctx, ancestors, label, req.Budget)
 	if err != nil {
 		return sa.Task{}, err
 	}
@@ -130,7 +129,19 @@ func (m *Manager) Launch(ctx context.Context, req LaunchRequest) (sa.Task, error
 		_ = tree(wt).Discard(context.WithoutCancel(ctx))
 		m.gitMu.Unlock()
 	}
+	if err == nil && req.Fork { // what the launch answer tells of its context
+		t.ForkContext = m.forkEstimate(label, profile.Name+"\x00"+isolation, digest)
+	}
 	return t, err
+}
+
+// launchTimeout is a launch's time limit: the one asked for, at most the
+// configured limit (0: that limit).
+func (m *Manager) launchTimeout(asked time.Duration) time.Duration {
+	if asked > 0 && asked < m.limits.Timeout.Duration {
+		return asked
+	}
+	return m.limits.Timeout.Duration
 }
 
 // checkLaunch returns the profile of a launch request's agent and the
@@ -155,20 +166,57 @@ func (m *Manager) checkLaunch(req LaunchRequest) (agents.Profile, string, error)
 // model context starts here and not with the parent's raw history (the
 // session is still linked to the parent, as a fork); then the pipeline's
 // preamble and digest of the parent's conversation; then the prompt.
-func (m *Manager) forkContext(ctx context.Context, parentID, prompt string) ([]sa.Message, error) {
+func (m *Manager) forkContext(ctx context.Context, parentID, prompt string) ([]sa.Message, forkctx.Result, error) {
 	history, err := m.store.History(ctx, parentID)
 	if err != nil {
-		return nil, fmt.Errorf("parent history: %w", err)
+		return nil, forkctx.Result{}, fmt.Errorf("parent history: %w", err)
 	}
 	res, err := m.fork.Build(history)
 	if err != nil {
-		return nil, fmt.Errorf("fork context: %w", err)
+		return nil, forkctx.Result{}, fmt.Errorf("fork context: %w", err)
+	}
+	// The digest in parts, its stable start first, so that a prompt
+	// cache reads back what later forks share (forkctx.Result.Parts).
+	var parts []sa.Part
+	for _, p := range res.Parts() {
+		parts = append(parts, sa.TextPart(p))
 	}
 	return []sa.Message{
 		sa.ClearMessage(),
-		{Role: sa.RoleSystem, Parts: []sa.Part{sa.TextPart(res.Text())}},
+		{Role: sa.RoleSystem, Parts: parts},
 		engine.UserMessage(prompt),
-	}, nil
+	}, res, nil
+}
+
+// forkEstimate is what a fork inherits and what its first request is
+// expected to pay for it: a read of what a fork launched here within the
+// cache's lifetime shares with it (all of it for a sibling, the stable
+// start for a later fork of the same parent), a write of the rest. Tokens
+// are the pipeline's count (o200k_base), plus a quarter of the preamble's
+// bytes.
+func (m *Manager) forkEstimate(model, agent string, res forkctx.Result) *sa.ForkContext {
+	parts := res.Parts()
+	whole, start := m.siblings.noteLaunch(launchKey(model, agent, res.Text()), launchKey(model, agent, parts[0]))
+	fc := &sa.ForkContext{Tokens: int64(res.Stats.FinalTokens + len(res.Preamble)/4)}
+	switch {
+	case whole:
+		fc.CacheReadTokens = fc.Tokens
+	case start && res.Stats.FinalChars > 0:
+		fc.CacheReadTokens = fc.Tokens * int64(res.Stats.StableChars) / int64(res.Stats.FinalChars)
+	}
+	fc.CacheWriteTokens = fc.Tokens - fc.CacheReadTokens
+	if info, ok := m.engine.Config.ModelInfo(model); ok && info.Priced() {
+		write := info.CacheWrite
+		if write == 0 { // no write price (OpenAI): written tokens are input
+			write = info.Input
+		}
+		usd := 0.0
+		if !info.Free {
+			usd = (float64(fc.CacheReadTokens)*info.CacheRead + float64(fc.CacheWriteTokens)*write) / 1e6
+		}
+		fc.USD = &usd
+	}
+	return fc
 }
 
 type launcherKey struct{}

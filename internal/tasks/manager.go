@@ -96,6 +96,8 @@ type Manager struct {
 	budgets budgetBook
 	// notTasks are sessions known to be no task's (see readAncestry).
 	notTasks notTasks
+	// siblings lines up the first requests of forks that share a prefix.
+	siblings siblings
 
 	mu       sync.Mutex
 	runs     map[string]*run          // task id → its run in this process

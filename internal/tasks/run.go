@@ -121,7 +121,7 @@ func (m *Manager) execute(r *run) {
 			return
 		}
 	}
-	opts := engine.TurnOptions{OnEvent: func(e sa.TurnEvent) { m.observe(r, e) }, Inbox: m.inbox(r.task.ID)}
+	opts := engine.TurnOptions{OnEvent: func(e sa.TurnEvent) { m.observe(r, e) }, Inbox: m.inbox(r.task.ID), WrapProvider: m.siblings.wrap}
 	// A task with a worktree (its own, or its launcher's) works there.
 	ws, gitDirs, err := m.runWorkspace(ctx, r)
 	if err != nil {

@@ -251,7 +251,7 @@ func (m *Tools) TaskToolFrom(ctx context.Context, caller, forkFrom string, in Ta
 		forked = ", forked"
 	}
 	text := fmt.Sprintf("Task %s launched in the background (agent %s%s). Keep working: you will be notified when it ends. Its result: superagents_output with task_id %q.",
-		t.ID, t.Agent, forked, t.ID) + budgetNote(t.Budget)
+		t.ID, t.Agent, forked, t.ID) + budgetNote(t.Budget) + forkNote(t.ForkContext)
 	if w := t.Worktree; w != nil {
 		text += fmt.Sprintf(" It works in its own git worktree, %s, on branch %s (from %s).", w.Path, w.Branch, sa.ShortCommit(w.Base))
 	}
@@ -360,6 +360,29 @@ func (m *Tools) ClearTool(ctx context.Context, caller string) (Reply, error) {
 		text += fmt.Sprintf(" Their worktrees were removed; these branches keep their work (uncommitted changes as a work-in-progress commit): %s.", strings.Join(kept, ", "))
 	}
 	return Reply{Text: text, Data: ClearView{Cleared: cleared, Cancelled: cancelled, BranchesKept: kept}}, nil
+}
+
+// forkNote tells a launching model what a fork inherits and what its
+// first request is expected to pay for that.
+func forkNote(fc *sa.ForkContext) string {
+	if fc == nil {
+		return ""
+	}
+	var what string
+	switch {
+	case fc.CacheWriteTokens == 0:
+		what = "to read all of it from the prompt cache, where a fork of the same point wrote it"
+	case fc.CacheReadTokens == 0:
+		what = "to write it to the prompt cache, for its later steps and for other forks of this point"
+	default:
+		what = fmt.Sprintf("to read %d tokens of it from the prompt cache (the start an earlier fork of this conversation shares) and write %d",
+			fc.CacheReadTokens, fc.CacheWriteTokens)
+	}
+	cost := ""
+	if fc.USD != nil {
+		cost = fmt.Sprintf(" (about $%.4f)", *fc.USD)
+	}
+	return fmt.Sprintf(" It inherits a digest of your conversation of about %d tokens; its first request is expected %s%s.", fc.Tokens, what, cost)
 }
 
 // budgetNote tells a launching model what its task is held to.

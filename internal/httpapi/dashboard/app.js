@@ -408,7 +408,8 @@ function renderDetail() {
   detailShown = shown;
   $('composer').hidden = !!t;
   const costs = [el('span', { id: 'detail-cost', title: 'what its own model calls cost' }),
-    el('span', { id: 'detail-tree-cost', title: 'with every task it launched, at any depth, resumes included' })];
+    el('span', { id: 'detail-tree-cost', title: 'with every task it launched, at any depth, resumes included' }),
+    el('span', { id: 'detail-cache', title: 'its own tokens read from and written to the prompt cache, and what that saved' })];
   if (!t) {
     box.replaceChildren(el('h2', {}, s.parent_id ? 'Forked agent' : 'Agent'),
       el('div', { class: 'title' }, s.title || 'session ' + short(id)),
@@ -443,6 +444,16 @@ function showCost() {
   const c = state.cost && state.cost.id === state.selected ? state.cost : null;
   if ($('detail-cost')) $('detail-cost').textContent = 'cost ' + money(c && c.cost);
   if ($('detail-tree-cost')) $('detail-tree-cost').textContent = 'with its tasks ' + money(c && c.tree_cost);
+  if ($('detail-cache')) $('detail-cache').textContent = cacheLine(c && c.cost);
+}
+
+// cacheLine says what the prompt cache did for a cost: tokens read and
+// written, and the dollars saved when the model has a price.
+function cacheLine(p) {
+  if (!p || (!p.cache_read_tokens && !p.cache_write_tokens)) return 'cache —';
+  let line = 'cache read ' + (p.cache_read_tokens || 0) + ', written ' + (p.cache_write_tokens || 0);
+  if (p.cache_saved_usd) line += ', saved ' + money({ usd: p.cache_saved_usd });
+  return line;
 }
 
 // facts lays out short facts, each in its own box.

@@ -20,7 +20,10 @@ import (
 //  4. the end of the previous step's conversation (the turn before the
 //     latest assistant turn), so this step reads what the previous one
 //     wrote even when more than the API's look-back window of blocks was
-//     added since.
+//     added since; a first step has none, and marks instead the system
+//     block before the last one: in a forked task, the end of its
+//     digest's stable start, which a fork launched later from the same
+//     parent reads back (see forkctx.Result.Parts).
 
 // markCache places the cache breakpoints on params, whose turns are still
 // in the given slice (marks set through the blocks' pointers stay set when
@@ -42,8 +45,11 @@ func markCache(params *sdk.MessageNewParams, turns []turn) {
 			if i-1 != last {
 				markTurn(turns[i-1])
 			}
-			break
+			return
 		}
+	}
+	if n := len(params.System); n > 2 { // the first is the agent's own prompt
+		params.System[n-2].CacheControl = sdk.NewCacheControlEphemeralParam()
 	}
 }
 

@@ -195,3 +195,52 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// A forked task's digest comes in parts (forkctx.Result.Parts): each is a
+// system block, and a first step, which has no previous step to mark,
+// marks the end of the digest's stable start; later steps and a resume
+// mark the previous step instead.
+func TestCacheMarksTheStableStartOfADigest(t *testing.T) {
+	f := newCacheFixture(t, false)
+	ctx := context.Background()
+	child, err := f.store.CreateSession(ctx, sa.NewSession{Agent: "general"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := sa.Message{Role: sa.RoleSystem, Parts: []sa.Part{sa.TextPart("chunk one"), sa.TextPart("chunk two"), sa.TextPart("the rest")}}
+	f.readCalls("a.txt")
+	f.run(child.ID, digest, engine.UserMessage("Check a.txt."))
+	f.readCalls()
+	f.run(child.ID, engine.UserMessage("Again?")) // the resume
+	tests := []struct {
+		name   string
+		system []bool // which system blocks are marked
+	}{
+		{"first step", []bool{false, false, true, true}},
+		{"second step", []bool{false, false, false, true}},
+		{"resume", []bool{false, false, false, true}},
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != len(tests) {
+		t.Fatalf("%d requests, want %d", len(reqs), len(tests))
+	}
+	for i, tt := range tests {
+		var body struct {
+			System []map[string]any `json:"system"`
+		}
+		if err := reqs[i].Decode(&body); err != nil {
+			t.Fatal(err)
+		}
+		var got []bool
+		for _, b := range body.System {
+			got = append(got, b["cache_control"] != nil)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.system) {
+			t.Errorf("%s: system blocks marked %v, want %v", tt.name, got, tt.system)
+		}
+		var out strings.Builder
+		if marks := describe(t, &out, tt.name, reqs[i].Body); marks > 4 {
+			t.Errorf("%s: %d marks:\n%s", tt.name, marks, out.String())
+		}
+	}
+}

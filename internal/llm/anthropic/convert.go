@@ -45,8 +45,12 @@ func (p *Provider) params(req superagents.ModelRequest) (sdk.MessageNewParams, e
 	for i, m := range msgs {
 		switch m.Role {
 		case superagents.RoleSystem:
-			if text := wire.Text(m); text != "" {
-				params.System = append(params.System, sdk.TextBlockParam{Text: text})
+			// A block per part: a forked task's digest comes in parts that
+			// later forks share the first of (forkctx.Result.Parts).
+			for _, part := range m.Parts {
+				if part.Type == superagents.PartText && part.Text != "" {
+					params.System = append(params.System, sdk.TextBlockParam{Text: part.Text})
+				}
 			}
 		case superagents.RoleUser:
 			var blocks []sdk.ContentBlockParamUnion

@@ -1,22 +1,41 @@
 package llmtest
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // The fake servers keep a prompt cache the way the real APIs report it,
 // so tests and benchmarks can see what caching saves. Tokens are
 // estimated as a quarter of the bytes of each piece of the prompt.
 //
-// Anthropic (docs: "Prompt caching", build-with-claude/prompt-caching):
-// the prompt is read in the order tools, system, messages; a block marked
-// with cache_control writes the prefix that ends with it, and a later
-// request reads the longest cached prefix found at one of its marks or at
-// most 20 blocks before one. usage.input_tokens counts only what follows
-// the last mark, cache_creation_input_tokens what was written and
-// cache_read_input_tokens what was read; the three add up to the prompt.
+// Anthropic, each rule from the documentation's "Prompt caching" page
+// (docs.anthropic.com, build-with-claude/prompt-caching):
+//   - "How prompt caching works": the prompt is read in the order tools,
+//     system, messages, and a block marked with cache_control caches the
+//     prefix that ends with it;
+//   - "Cache limitations": at most 4 breakpoints per request (invalid),
+//     and no prefix shorter than the model's minimum is cached (1,024
+//     tokens for Sonnet and Opus; CacheMinTokens);
+//   - "Automatic prefix checking": at each breakpoint the API looks for
+//     the longest cached prefix at that block or at most 20 blocks before
+//     it (anthropicLookback);
+//   - "Cache lifetime": an entry lives 5 minutes, refreshed each time it
+//     is read (anthropicTTL; Clock lets a test move time);
+//   - "Concurrent requests" (under "Caching with... / Tracking cache
+//     performance" in recent versions): an entry becomes available only
+//     once the response of the request that writes it has begun, so
+//     parallel requests sent before that each write it again. A writer's
+//     entries are published just before its first byte; WriteDelay holds
+//     that first byte back, as a real model's prefill of a long prompt
+//     does, so that requests sent meanwhile miss;
+//   - "Tracking cache performance": usage.input_tokens counts only what
+//     follows the last breakpoint, cache_creation_input_tokens what was
+//     written and cache_read_input_tokens what was read; the three add up
+//     to the prompt.
 //
 // OpenAI (docs: "Prompt caching"): caching is automatic; the longest
 // prefix of an earlier request is read back, and usage.prompt_tokens
@@ -29,8 +48,20 @@ import (
 // cached prefix.
 const anthropicLookback = 20
 
-// promptCache is a server's set of cached prefixes, by model.
-type promptCache map[string]bool
+// anthropicTTL is how long an Anthropic cache entry lives unread.
+const anthropicTTL = 5 * time.Minute
+
+// promptCache is a server's set of cached prefixes.
+type promptCache map[string]cacheEntry
+
+// cacheEntry is one cached prefix: written by request writer (its
+// sequence number), readable once that request's answer began, until
+// expires (zero: never, as for OpenAI here).
+type cacheEntry struct {
+	writer   int
+	readable bool
+	expires  time.Time
+}
 
 // piece is one block of a prompt: its bytes without any cache mark.
 type piece struct {
@@ -126,13 +157,19 @@ func sum(ps []piece) int {
 }
 
 // anthropicUsage reads and writes the cache for one request and returns
-// the input side of its usage.
-func (s *Server) anthropicUsage(body []byte) Usage {
-	ps := pieces(body, true)
+// the input side of its usage. What it writes is readable only once
+// published (see Server.started).
+func (s *Server) anthropicUsage(req Request) Usage {
+	ps := pieces(req.Body, true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cache == nil {
 		s.cache = promptCache{}
+	}
+	now := s.now()
+	hit := func(p piece) bool {
+		e, ok := s.cache[p.prefix]
+		return ok && e.readable && now.Before(e.expires)
 	}
 	read, last := 0, 0 // pieces read from the cache; pieces up to the last mark
 	for i, p := range ps {
@@ -141,32 +178,73 @@ func (s *Server) anthropicUsage(body []byte) Usage {
 		}
 		last = i + 1
 		for j := i; j >= 0 && j > i-anthropicLookback; j-- {
-			if s.cache[ps[j].prefix] {
+			if hit(ps[j]) {
 				read = max(read, j+1)
 				break
 			}
 		}
 	}
-	u := Usage{CacheReadTokens: sum(ps[:read])}
-	if last > read && sum(ps[:last]) >= s.CacheMinTokens {
-		u.CacheWriteTokens = sum(ps[read:last])
-		for _, p := range ps[:last] {
-			if p.marked {
-				s.cache[p.prefix] = true
-			}
-		}
-	} else {
-		last = read
+	if read > 0 { // a read refreshes the entry's lifetime
+		e := s.cache[ps[read-1].prefix]
+		e.expires = now.Add(anthropicTTL)
+		s.cache[ps[read-1].prefix] = e
 	}
-	u.InputTokens = sum(ps[last:])
+	u := Usage{CacheReadTokens: sum(ps[:read])}
+	written := read
+	for i, p := range ps[:last] {
+		if i < read || !p.marked || sum(ps[:i+1]) < s.CacheMinTokens {
+			continue
+		}
+		written = i + 1
+		if e, ok := s.cache[p.prefix]; !ok || !e.readable || !now.Before(e.expires) {
+			s.cache[p.prefix] = cacheEntry{writer: req.seq, expires: now.Add(anthropicTTL)}
+		}
+	}
+	u.CacheWriteTokens = sum(ps[read:written])
+	u.InputTokens = sum(ps[written:])
+	if written > read {
+		s.writers[req.seq] = true
+	}
 	return u
+}
+
+// started publishes what a request wrote to the cache, its answer about
+// to begin; a request that wrote waits WriteDelay first (the prefill).
+func (s *Server) started(ctx context.Context, req Request) bool {
+	s.mu.Lock()
+	wrote, delay := s.writers[req.seq], s.WriteDelay
+	s.mu.Unlock()
+	if !wrote {
+		return true
+	}
+	ok := delay <= 0 || s.wait(ctx, delay)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.writers, req.seq)
+	if !ok {
+		return false // never answered: its entries stay unreadable
+	}
+	for k, e := range s.cache {
+		if e.writer == req.seq && !e.readable {
+			e.readable = true
+			s.cache[k] = e
+		}
+	}
+	return true
+}
+
+func (s *Server) now() time.Time {
+	if s.Clock != nil {
+		return s.Clock()
+	}
+	return time.Now()
 }
 
 // openaiUsage reads the longest cached prefix of one request, caches all
 // of its prefixes and returns the input side of its usage (InputTokens is
 // the whole prompt, as prompt_tokens is).
-func (s *Server) openaiUsage(body []byte) Usage {
-	ps := pieces(body, false)
+func (s *Server) openaiUsage(req Request) Usage {
+	ps := pieces(req.Body, false)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cache == nil {
@@ -174,7 +252,7 @@ func (s *Server) openaiUsage(body []byte) Usage {
 	}
 	read := 0
 	for i, p := range ps {
-		if s.cache[p.prefix] {
+		if _, ok := s.cache[p.prefix]; ok {
 			read = i + 1
 		}
 	}
@@ -184,7 +262,7 @@ func (s *Server) openaiUsage(body []byte) Usage {
 	}
 	for i, p := range ps {
 		if sum(ps[:i+1]) >= s.CacheMinTokens {
-			s.cache[p.prefix] = true
+			s.cache[p.prefix] = cacheEntry{writer: req.seq, readable: true}
 		}
 	}
 	return u

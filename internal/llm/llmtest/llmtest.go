@@ -116,6 +116,8 @@ type Request struct {
 	Body     []byte
 	// Stream is the body's "stream" flag.
 	Stream bool
+
+	seq int // 1 for the server's first request, and so on
 }
 
 // Decode decodes the JSON body into v.
@@ -138,6 +140,12 @@ type Server struct {
 	// CacheMinTokens is the shortest prefix the prompt cache keeps (the
 	// real APIs keep none under 1,024 tokens); 0 caches any prefix.
 	CacheMinTokens int
+	// WriteDelay holds back the answer of an Anthropic request that
+	// writes to the prompt cache, as the prefill of a long prompt does:
+	// what it writes is readable only once its answer begins.
+	WriteDelay time.Duration
+	// Clock is the cache's time (entries expire); nil is time.Now.
+	Clock func() time.Time
 
 	api  api
 	t    testing.TB
@@ -150,6 +158,8 @@ type Server struct {
 	requests []Request
 	calls    int
 	cache    promptCache
+	writers  map[int]bool // requests whose cache writes are not yet published
+	seq      int
 }
 
 // api is the wire format a server speaks.
@@ -175,7 +185,7 @@ type event struct {
 
 func newServer(t testing.TB, a api) *Server {
 	t.Helper()
-	s := &Server{api: a, t: t, quit: make(chan struct{}), left: make(chan struct{}, 64)}
+	s := &Server{api: a, t: t, quit: make(chan struct{}), left: make(chan struct{}, 64), writers: map[int]bool{}}
 	hs := httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = hs.URL
 	// Cleanups run last-in first-out: release stalled handlers, then close.
@@ -217,14 +227,16 @@ func (s *Server) WaitDisconnect(ctx context.Context) error {
 	}
 }
 
-func (s *Server) record(req Request) {
+func (s *Server) record(req *Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = append(s.requests, req)
+	s.seq++
+	req.seq = s.seq
+	s.requests = append(s.requests, *req)
 }
 
 // next records req and returns its reply.
-func (s *Server) next(req Request) (Reply, bool) {
+func (s *Server) next(req *Request) (Reply, bool) {
 	s.record(req)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -234,7 +246,7 @@ func (s *Server) next(req Request) (Reply, bool) {
 		return r, true
 	}
 	if s.handler != nil {
-		return s.handler(req), true
+		return s.handler(*req), true
 	}
 	return Reply{}, false
 }
@@ -265,16 +277,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	req := Request{Received: time.Now(), Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Stream: flags.Stream}
 	if s.APIKey != "" && !s.api.authorized(r.Header, s.APIKey) {
-		s.record(req) // the queue is not consumed
+		s.record(&req) // the queue is not consumed
 		writeJSON(w, http.StatusUnauthorized, s.api.errorBody(http.StatusUnauthorized, "authentication_error", "invalid API key"))
 		return
 	}
 	if msg := s.api.invalid(body); msg != "" {
-		s.record(req) // the queue is not consumed
+		s.record(&req) // the queue is not consumed
 		writeJSON(w, http.StatusBadRequest, s.api.errorBody(http.StatusBadRequest, "invalid_request_error", msg))
 		return
 	}
-	reply, ok := s.next(req)
+	reply, ok := s.next(&req)
 	if !ok {
 		s.t.Errorf("llmtest: no reply queued for request %d to %s", len(s.Requests()), r.URL.Path)
 		writeJSON(w, http.StatusInternalServerError, s.api.errorBody(http.StatusInternalServerError, "api_error", "llmtest: no reply queued"))
@@ -292,10 +304,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !req.Stream {
-		writeJSON(w, http.StatusOK, s.api.response(s, req, reply))
+		body := s.api.response(s, req, reply)
+		if s.started(r.Context(), req) {
+			writeJSON(w, http.StatusOK, body)
+		}
 		return
 	}
-	s.stream(w, r, s.api.events(s, req, reply), reply)
+	events := s.api.events(s, req, reply)
+	if s.started(r.Context(), req) {
+		s.stream(w, r, events, reply)
+	}
 }
 
 // wait sleeps for d; it reports false if the client left or the server is
@@ -436,7 +454,7 @@ func (c ToolCall) input() string {
 // is estimated from the reply's size and the input side comes from the
 // server's prompt cache (see cache.go), which this call updates: call it
 // once per request.
-func (r Reply) usage(s *Server, req Request, cached func([]byte) Usage) Usage {
+func (r Reply) usage(s *Server, req Request, cached func(Request) Usage) Usage {
 	if r.Usage != (Usage{}) {
 		return r.Usage
 	}
@@ -444,7 +462,7 @@ func (r Reply) usage(s *Server, req Request, cached func([]byte) Usage) Usage {
 	for _, c := range r.ToolCalls {
 		out += len(c.Name) + len(c.Input)
 	}
-	u := cached(req.Body)
+	u := cached(req)
 	u.OutputTokens = out/4 + 1
 	return u
 }

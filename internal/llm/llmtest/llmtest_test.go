@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -375,4 +376,134 @@ func TestAnthropicPromptCache(t *testing.T) {
 			t.Errorf("%s: %d, usage %v; want %v", tt.name, code, usage(out), tt.want)
 		}
 	}
+}
+
+// The fake Messages API follows the documented rules of its cache: the
+// minimum prefix, the 20-block look-back, the 5-minute lifetime renewed by
+// each read, and an entry readable only once its writer's answer began.
+func TestAnthropicPromptCacheRules(t *testing.T) {
+	block := func(text string, marked bool) string {
+		if marked {
+			return fmt.Sprintf(`{"type":"text","text":%q,"cache_control":{"type":"ephemeral"}}`, text)
+		}
+		return fmt.Sprintf(`{"type":"text","text":%q}`, text)
+	}
+	long := strings.Repeat("x", 396) // 106 tokens with its JSON
+	filler := func(n int) []string {
+		var out []string
+		for i := range n {
+			out = append(out, block(fmt.Sprint("f", i), false))
+		}
+		return out
+	}
+	type step struct {
+		advance time.Duration // the clock moves first
+		blocks  []string
+		want    [3]int // input, cache read, cache write
+	}
+	tests := []struct {
+		name     string
+		minToken int
+		steps    []step
+	}{
+		{"a prefix under the minimum is not cached", 200, []step{
+			{0, []string{block(long, true)}, [3]int{106, 0, 0}},
+			{0, []string{block(long, true)}, [3]int{106, 0, 0}},
+		}},
+		{"a prefix over the minimum is", 100, []step{
+			{0, []string{block(long, true)}, [3]int{0, 0, 106}},
+			{0, []string{block(long, true)}, [3]int{0, 106, 0}},
+		}},
+		{"the look-back reaches 20 blocks, not 21", 0, []step{
+			{0, []string{block(long, true)}, [3]int{0, 0, 106}},
+			{0, append(append([]string{block(long, false)}, filler(18)...), block("m", true)), [3]int{0, 106, 141}},
+			{0, append(append([]string{block(long, false)}, filler(20)...), block("n", true)), [3]int{0, 0, 263}},
+		}},
+		{"an entry expires 5 minutes after its last read", 0, []step{
+			{0, []string{block(long, true)}, [3]int{0, 0, 106}},
+			{4 * time.Minute, []string{block(long, true)}, [3]int{0, 106, 0}},
+			{4 * time.Minute, []string{block(long, true)}, [3]int{0, 106, 0}},
+			{5*time.Minute + time.Second, []string{block(long, true)}, [3]int{0, 0, 106}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := NewAnthropic(t)
+			srv.CacheMinTokens = tt.minToken
+			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			srv.Clock = func() time.Time { return now }
+			srv.Handle(func(Request) Reply { return Reply{Text: "ok"} })
+			for i, st := range tt.steps {
+				now = now.Add(st.advance)
+				if got := cacheUsage(t, t.Context(), srv, st.blocks...); got != st.want {
+					t.Errorf("step %d: usage %v, want %v", i+1, got, st.want)
+				}
+			}
+		})
+	}
+}
+
+// Two requests for one prefix, the second sent while the first's answer
+// has not begun: both write it (the documented parallel-request case).
+func TestAnthropicPromptCacheWriterNotStarted(t *testing.T) {
+	srv := NewAnthropic(t)
+	srv.Handle(func(Request) Reply { return Reply{Text: "ok"} })
+	prompt := fmt.Sprintf(`{"type":"text","text":%q,"cache_control":{"type":"ephemeral"}}`, strings.Repeat("x", 396))
+	srv.mu.Lock()
+	srv.WriteDelay = time.Hour // the first writer's answer never begins
+	srv.mu.Unlock()
+	ctx, cancel := context.WithCancel(t.Context())
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/messages",
+			strings.NewReader(`{"model":"m","max_tokens":10,"messages":[{"role":"user","content":[`+prompt+`]}]}`))
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	for pending := false; !pending; { // until the first request's write is pending
+		srv.mu.Lock()
+		pending = len(srv.writers) == 1
+		if pending {
+			srv.WriteDelay = 0
+		}
+		srv.mu.Unlock()
+		runtime.Gosched()
+	}
+	if got := cacheUsage(t, t.Context(), srv, prompt); got != [3]int{0, 0, 106} {
+		t.Errorf("second request while the first had not begun its answer: %v, want a write of 106", got)
+	}
+	cancel()
+	<-first
+	if got := cacheUsage(t, t.Context(), srv, prompt); got != [3]int{0, 106, 0} {
+		t.Errorf("third request: %v, want a read of 106 (the second's write)", got)
+	}
+}
+
+// cacheUsage posts one user turn of blocks and returns its usage: input,
+// cache read, cache write.
+func cacheUsage(t *testing.T, ctx context.Context, srv *Server, blocks ...string) [3]int {
+	t.Helper()
+	body := `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":[` + strings.Join(blocks, ",") + `]}]}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Usage struct {
+			Input int `json:"input_tokens"`
+			Read  int `json:"cache_read_input_tokens"`
+			Write int `json:"cache_creation_input_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return [3]int{out.Usage.Input, out.Usage.Read, out.Usage.Write}
 }

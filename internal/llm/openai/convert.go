@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -37,6 +39,11 @@ func (p *Provider) params(req superagents.ModelRequest) (sdk.ChatCompletionNewPa
 	for _, m := range wire.Visible(req.Messages) {
 		switch m.Role {
 		case superagents.RoleSystem:
+			if conversation == 0 {
+				if key := cacheKey(req, m); key != "" {
+					params.PromptCacheKey = sdk.String(key)
+				}
+			}
 			params.Messages = append(params.Messages, sdk.SystemMessage(wire.Text(m)))
 		case superagents.RoleUser:
 			params.Messages = append(params.Messages, sdk.UserMessage(wire.Text(m)))
@@ -105,4 +112,24 @@ func toolParam(t superagents.ToolSpec) (sdk.ChatCompletionToolUnionParam, error)
 		def.Description = sdk.String(t.Description)
 	}
 	return sdk.ChatCompletionFunctionTool(def), nil
+}
+
+// cacheKey is the prompt_cache_key of a conversation that opens with a
+// system message: a forked task's digest. OpenAI sends requests with the
+// same key to the same cache; the key names the model, the agent's prompt
+// and the digest's first part (forkctx.Result.Parts), which the sibling
+// forks of one parent share and later forks of it too, so that they all
+// land where their common prefix is cached.
+func cacheKey(req superagents.ModelRequest, digest superagents.Message) string {
+	for _, part := range digest.Parts {
+		if part.Type == superagents.PartText && part.Text != "" {
+			h := sha256.New()
+			for _, s := range []string{req.Model, req.System, part.Text} {
+				h.Write([]byte(s))
+				h.Write([]byte{0})
+			}
+			return "superagents-fork-" + hex.EncodeToString(h.Sum(nil))[:32]
+		}
+	}
+	return ""
 }
