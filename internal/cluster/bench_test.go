@@ -137,7 +137,7 @@ func processCPU(pid int) (time.Duration, bool) {
 
 // writeUserConfig writes the user configuration file of nodes started
 // with env.
-func writeUserConfig(b *testing.B, env []string, text string) {
+func writeUserConfig(b testing.TB, env []string, text string) {
 	for _, kv := range env {
 		if dir, ok := strings.CutPrefix(kv, "XDG_CONFIG_HOME="); ok {
 			path := filepath.Join(dir, "superagents", "config.toml")

@@ -69,7 +69,14 @@ type serveNode struct {
 
 func startNode(t testing.TB, bin, name, workspace string, env []string) *serveNode {
 	t.Helper()
-	dataDir := filepath.Join(t.TempDir(), "data")
+	return startNodeIn(t, bin, name, workspace, filepath.Join(t.TempDir(), "data"), env)
+}
+
+// startNodeIn starts a serve process on the data directory dataDir, which
+// other serve processes may share (on SQLite, their one database file):
+// its URL is read from the discovery file once the process wrote it.
+func startNodeIn(t testing.TB, bin, name, workspace, dataDir string, env []string) *serveNode {
+	t.Helper()
 	n := &serveNode{name: name, log: &bytes.Buffer{}, ends: map[string]int{},
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}}}
 	n.cmd = exec.Command(bin, "--data-dir", dataDir, "--workspace", workspace, "serve", "--addr", "127.0.0.1:0", "--rate-limit", "0")

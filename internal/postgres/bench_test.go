@@ -89,6 +89,8 @@ func BenchmarkAppend(b *testing.B) { storetest.BenchAppend(b, opener()) }
 
 func BenchmarkTaskLife(b *testing.B) { storetest.BenchTaskLife(b, opener()) }
 
+func BenchmarkWaitingTaskMessages(b *testing.B) { storetest.BenchWaitingTaskMessages(b, opener()) }
+
 // BenchmarkParallelAppend measures what the id lock costs concurrent
 // writers: with it, the tail of every write transaction (from its first
 // id to its commit) runs one at a time. The pool has a connection for

@@ -54,3 +54,5 @@ func BenchmarkParallelAppend(b *testing.B) { storetest.BenchParallelAppend(b, op
 func BenchmarkTurnLease(b *testing.B) { storetest.BenchTurnLease(b, openBench) }
 
 func BenchmarkTaskLife(b *testing.B) { storetest.BenchTaskLife(b, openBench) }
+
+func BenchmarkWaitingTaskMessages(b *testing.B) { storetest.BenchWaitingTaskMessages(b, openBench) }

@@ -253,3 +253,60 @@ func BenchTaskLife(b *testing.B, open Opener) {
 		}
 	}
 }
+
+// BenchWaitingTaskMessages counts the messages that wait for a running
+// task: the read its run makes before each of its model requests
+// (Loop.Inbox), which finds none almost always. The task was sent
+// delivered messages before, and the store holds 200 other tasks with 10
+// delivered messages each.
+func BenchWaitingTaskMessages(b *testing.B, open Opener) {
+	for _, delivered := range []int{0, 100} {
+		b.Run(fmt.Sprintf("delivered=%d", delivered), func(b *testing.B) {
+			ctx := context.Background()
+			st := open(b)
+			parent, err := st.CreateSession(ctx, sa.NewSession{Agent: "general"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range 200 {
+				steeredTask(b, st, parent.ID, 10)
+			}
+			id := steeredTask(b, st, parent.ID, delivered)
+			b.ResetTimer()
+			for b.Loop() {
+				n, err := st.WaitingTaskMessages(ctx, id)
+				if err != nil || n != 0 {
+					b.Fatalf("waiting messages: %d, %v", n, err)
+				}
+			}
+		})
+	}
+}
+
+// steeredTask creates a running task that was sent n messages, all
+// delivered, and returns its id.
+func steeredTask(b *testing.B, st sa.Store, parent string, n int) string {
+	b.Helper()
+	ctx := context.Background()
+	task, err := st.CreateTask(ctx, sa.NewTask{
+		Task: sa.Task{ParentSessionID: parent, Description: "a task", Prompt: "do the thing", Agent: "general",
+			Status: sa.TaskRunning, BatchID: sa.NewID(), RunnerID: "bench"},
+		Session: sa.NewSession{Agent: "general", Origin: sa.OriginTask,
+			Messages: []sa.Message{{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart("do the thing")}}}},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	render := func(m sa.TaskMessage) sa.Message {
+		return sa.Message{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart(m.From + ": " + m.Text)}}
+	}
+	for i := range n {
+		if _, err := st.SendTaskMessage(ctx, sa.TaskMessage{TaskID: task.ID, From: "the user", Text: fmt.Sprintf("message %d", i)}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := st.DeliverTaskMessages(ctx, task.ID, render); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return task.ID
+}
