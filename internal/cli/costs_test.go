@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	sa "github.com/superagents/superagents"
@@ -85,5 +86,67 @@ func TestCostsInJSON(t *testing.T) {
 			len(got.TreeCost.Unpriced) != tt.treeUnpriced || got.Cost.InputTokens != tt.ownInputTokens {
 			t.Errorf("%s: cost %+v, tree %+v; want $%v, $%v with %d unpriced, %d input tokens", tt.name, got.Cost, got.TreeCost, tt.own, tt.tree, tt.treeUnpriced, tt.ownInputTokens)
 		}
+	}
+}
+
+// TestCostsCommand: `costs ID` shows the session and each task it
+// launched, indented under its launcher, with what the prompt cache
+// read, wrote and saved; --json is the tree the HTTP API answers.
+func TestCostsCommand(t *testing.T) {
+	h := newHarness(t)
+	root := h.ok(`{"role":"user","text":"Q"}
+{"role":"assistant","text":"A","model":"anthropic/claude-sonnet-4-5","usage":{"input_tokens":1000,"output_tokens":100}}
+`, "import", "-")
+	ctx := context.Background()
+	st, err := sqlite.OpenDir(ctx, h.dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newTask := func(parent, desc string, u sa.Usage) string {
+		task, err := st.CreateTask(ctx, sa.NewTask{
+			Task: sa.Task{ParentSessionID: parent, ParentAgent: "general", Description: desc, Prompt: "p", Agent: "general", BatchID: "b", Timeout: sa.Seconds(60e9)},
+			Session: sa.NewSession{Agent: "general", Messages: []sa.Message{{Role: sa.RoleUser, Parts: []sa.Part{sa.TextPart("p")}},
+				{Role: sa.RoleAssistant, Model: "anthropic/claude-sonnet-4-5", Usage: u, Parts: []sa.Part{sa.TextPart("x")}}}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return task.ID
+	}
+	fork := newTask(root, "forked reader", sa.Usage{InputTokens: 2000, CacheReadTokens: 1_000_000, CacheWriteTokens: 100_000})
+	newTask(fork, "its helper", sa.Usage{InputTokens: 10})
+	st.Close()
+
+	text := h.ok("", "costs", root[:8])
+	for _, want := range []string{
+		"Session " + sa.ShortID(root) + ": $",
+		`- task ` + sa.ShortID(fork) + ` "forked reader" (queued, agent general): $`,
+		"  tokens: 2000 in, 0 out; cache: 1000000 read, 100000 written, saved $2.62",
+		`  - task `,
+		`"its helper"`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("costs output lacks %q:\n%s", want, text)
+		}
+	}
+	var tree struct {
+		Tasks []struct {
+			ID   string `json:"id"`
+			Cost struct {
+				CacheSaved float64 `json:"cache_saved_usd"`
+				CacheRead  int64   `json:"cache_read_tokens"`
+			} `json:"cost"`
+			Tasks []json.RawMessage `json:"tasks"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(h.ok("", "costs", root, "--json")), &tree); err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.Tasks) != 1 || tree.Tasks[0].ID != fork || math.Abs(tree.Tasks[0].Cost.CacheSaved-2.625) > 1e-9 ||
+		tree.Tasks[0].Cost.CacheRead != 1_000_000 || len(tree.Tasks[0].Tasks) != 1 {
+		t.Fatalf("costs --json: %+v", tree)
+	}
+	if r := h.run("costs"); r.code != 2 || !strings.Contains(r.stderr, "session id") {
+		t.Errorf("costs without an id: exit %d, %q", r.code, r.stderr)
 	}
 }
