@@ -31,21 +31,32 @@ const installLong = `Set up an agent host to use superagents, as docs/hosts.md d
                wakes a session when its background tasks end, and the MCP
                server (mcp.superagents in opencode.json); with --global in
                OpenCode's configuration directory ($XDG_CONFIG_HOME/opencode)
+  claude-code  the MCP server, with 'claude mcp add --scope local' (yours, in
+               this project); with --global, --scope user (all your projects)
+  codex        the MCP server in Codex's configuration ($CODEX_HOME/config.toml,
+               or ~/.codex/config.toml; Codex reads no other for a project
+               that is not trusted, so --global changes nothing), with the
+               variables superagents needs (env_vars) and its tools approved
 
 An entry named superagents that is there already is kept as it is. Running
 it again changes nothing; --print shows what it would change and changes
 nothing. 'superagents uninstall HOST' removes what install added.`
 
-// change is one file an install or uninstall writes or removes.
+// change is one file an install or uninstall writes or removes, one
+// command of the host it runs, or a note that tells why something is
+// left as it is.
 type change struct {
 	path    string
-	content []byte // nil: remove the file
-	what    string // for --print and the report
+	content []byte   // nil: remove the file
+	run     []string // a host's command to run (path and content unused)
+	dir     string   // where run runs
+	what    string   // for --print and the report
+	note    bool     // nothing to do: what says why
 }
 
 func (a *app) installCommand(uninstall bool) *cobra.Command {
 	var global, dryRun bool
-	use, short := "install HOST", "Set up an agent host (opencode) to use superagents"
+	use, short := "install HOST", "Set up an agent host (opencode, claude-code, codex) to use superagents"
 	if uninstall {
 		use, short = "uninstall HOST", "Remove what 'superagents install HOST' added"
 	}
@@ -53,15 +64,19 @@ func (a *app) installCommand(uninstall bool) *cobra.Command {
 		Use:   use,
 		Short: short,
 		Long:  installLong,
-		Args:  exactArgs(1, "one host: opencode"),
+		Args:  exactArgs(1, "one host: opencode, claude-code or codex"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var changes []change
 			var err error
 			switch args[0] {
 			case "opencode":
 				changes, err = a.openCodeChanges(global, uninstall)
+			case "claude-code":
+				changes, err = a.claudeCodeChanges(global, uninstall)
+			case "codex":
+				changes, err = a.codexChanges(uninstall)
 			default:
-				return usagef("unknown host %q: superagents installs into opencode", args[0])
+				return usagef("unknown host %q: superagents installs into opencode, claude-code and codex", args[0])
 			}
 			if err != nil {
 				return err
@@ -77,11 +92,13 @@ func (a *app) installCommand(uninstall bool) *cobra.Command {
 // applyChanges writes the changes (or, with dryRun, shows them).
 func (a *app) applyChanges(changes []change, dryRun bool) error {
 	out := a.env.Stdout
-	if len(changes) == 0 {
-		_, err := fmt.Fprintln(out, "Nothing to change.")
-		return err
-	}
+	todo := 0
 	for _, c := range changes {
+		if c.note {
+			fmt.Fprintln(out, c.what)
+			continue
+		}
+		todo++
 		if dryRun {
 			fmt.Fprintf(out, "would %s\n", c.what)
 			if c.content != nil {
@@ -89,15 +106,22 @@ func (a *app) applyChanges(changes []change, dryRun bool) error {
 			}
 			continue
 		}
-		if err := applyChange(c); err != nil {
+		if err := a.applyChange(c); err != nil {
 			return err
 		}
 		fmt.Fprintln(out, c.what)
 	}
+	if todo == 0 {
+		_, err := fmt.Fprintln(out, "Nothing to change.")
+		return err
+	}
 	return nil
 }
 
-func applyChange(c change) error {
+func (a *app) applyChange(c change) error {
+	if c.run != nil {
+		return a.runHost(c)
+	}
 	if c.content == nil {
 		if err := os.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -240,7 +264,7 @@ func openCodeConfigChange(path string, uninstall bool) (*change, error) {
 		return openCodeRemove(path, src, top, mcp, servers, entry, hasEntry)
 	}
 	if hasEntry {
-		return nil, nil // the user's own entry, kept as it is
+		return &change{note: true, what: "The MCP server superagents is in " + path + " already: kept as it is."}, nil
 	}
 	var out []byte
 	if hasMCP {
@@ -260,12 +284,13 @@ func openCodeRemove(path string, src []byte, top jsonObject, mcp jsonMember, ser
 	if !has {
 		return nil, nil
 	}
+	kept := &change{note: true, what: "The MCP server superagents in " + path + " is not the one install adds: left as it is."}
 	var got, want any
 	json.Unmarshal(src[entry.valueStart:entry.valueEnd], &got) //nolint:errcheck // parsed already
 	b, _ := json.Marshal(openCodeEntry())
 	json.Unmarshal(b, &want) //nolint:errcheck // ours
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		return nil, nil // not install's entry: the user's, kept
+		return kept, nil // not install's entry: the user's, kept
 	}
 	var out []byte
 	if len(servers.members) == 1 {
