@@ -37,7 +37,9 @@ func wakeScript(c hosttest.Conv) hosttest.Action {
 	if len(c.Tools) == 0 {
 		return hosttest.Action{Text: "A conversation"} // OpenCode's title request
 	}
-	if strings.Contains(c.LastUser(), wakeHeader) && c.Last().Kind == hosttest.User {
+	// A notice alone wakes; a message that carries one (the plugin adds
+	// it) is answered as its own words ask.
+	if strings.Contains(c.LastUser(), wakeHeader) && c.Last().Kind == hosttest.User && !launchCmd.MatchString(c.LastUser()) {
 		return hosttest.Action{Text: replyWoken}
 	}
 	m := launchCmd.FindStringSubmatch(c.LastUser())
