@@ -177,13 +177,19 @@ var codexEnvVars = []string{
 	"CODEX_HOME", "SUPERAGENTS_DATA_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
 }
 
-// codexTable is the text install appends to Codex's config.toml.
-func codexTable() ([]byte, error) {
+// codexTable is the text install appends to Codex's config.toml; its
+// comment says when install created the file, which uninstall then
+// removes.
+func codexTable(created bool) ([]byte, error) {
 	body, err := toml.Marshal(codexServer{Command: superagentsCommand(), Args: []string{"mcp"}, EnvVars: codexEnvVars, Approval: "approve"})
 	if err != nil {
 		return nil, err
 	}
-	return append([]byte("# Added by superagents install codex; superagents uninstall codex removes it.\n[mcp_servers.superagents]\n"), body...), nil
+	comment := "# Added by superagents install codex; superagents uninstall codex removes it.\n"
+	if created {
+		comment = "# Added by superagents install codex, with this file; superagents uninstall codex removes them.\n"
+	}
+	return append([]byte(comment+"[mcp_servers.superagents]\n"), body...), nil
 }
 
 func (a *app) codexConfigFile() (string, error) {
@@ -215,19 +221,20 @@ func (a *app) codexChanges(uninstall bool) ([]change, error) {
 		return nil, err
 	}
 	src, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	created := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !created {
 		return nil, err
 	}
 	has, err := codexHasServer(path, src)
 	if err != nil {
 		return nil, err
 	}
-	table, err := codexTable()
+	if uninstall {
+		return codexRemove(path, src, has)
+	}
+	table, err := codexTable(created)
 	if err != nil {
 		return nil, err
-	}
-	if uninstall {
-		return codexRemove(path, src, table, has), nil
 	}
 	if has {
 		return []change{{note: true, what: "The MCP server superagents is in " + path + " already: kept as it is."}}, nil
@@ -247,22 +254,30 @@ func (a *app) codexChanges(uninstall bool) ([]change, error) {
 }
 
 // codexRemove removes the table install appended, with the blank line
-// before it, and the file when nothing else is in it.
-func codexRemove(path string, src, table []byte, has bool) []change {
+// before it, and the file when install created it and nothing else is in
+// it.
+func codexRemove(path string, src []byte, has bool) ([]change, error) {
 	if !has {
-		return nil
+		return nil, nil
 	}
-	i := bytes.Index(src, table)
-	if i < 0 {
-		return []change{{note: true, what: "The MCP server superagents in " + path + " is not the one install adds: left as it is."}}
+	for _, created := range []bool{false, true} {
+		table, err := codexTable(created)
+		if err != nil {
+			return nil, err
+		}
+		i := bytes.Index(src, table)
+		if i < 0 {
+			continue
+		}
+		before := src[:i]
+		if bytes.HasSuffix(before, []byte("\n\n")) {
+			before = before[:len(before)-1]
+		}
+		out := append(append([]byte{}, before...), src[i+len(table):]...)
+		if created && len(bytes.TrimSpace(out)) == 0 {
+			return []change{{path: path, what: "remove " + path + ", which install created"}}, nil
+		}
+		return []change{{path: path, content: out, what: "remove the MCP server superagents from " + path}}, nil
 	}
-	before := src[:i]
-	if bytes.HasSuffix(before, []byte("\n\n")) {
-		before = before[:len(before)-1]
-	}
-	out := append(append([]byte{}, before...), src[i+len(table):]...)
-	if len(bytes.TrimSpace(out)) == 0 {
-		return []change{{path: path, what: "remove " + path + ", which held only the server install added"}}
-	}
-	return []change{{path: path, content: out, what: "remove the MCP server superagents from " + path}}
+	return []change{{note: true, what: "The MCP server superagents in " + path + " is not the one install adds: left as it is."}}, nil
 }
