@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/superagents/superagents/internal/hosttest"
+	"github.com/superagents/superagents/internal/tasktools"
 	"github.com/superagents/superagents/internal/termtest"
 )
 
@@ -24,11 +25,16 @@ import (
 const cmdStop = "HALT"
 
 // replyStopped is the model's reply once TaskStop answered;
-// replyNotified its reply to a task notification.
+// replyNotified its reply to a task notification; replyAsking its reply
+// once it launched the task that asks (cmdAsk).
 const (
 	replyStopped  = "Stopped it."
 	replyNotified = "Got the sub-agent's result."
+	replyAsking   = "The sub-agent will ask you."
 )
+
+// askDescription is the description of the task that asks its user.
+const askDescription = "pick a colour"
 
 // stopDescription is the description of the task the model stops.
 const stopDescription = "count the files"
@@ -65,7 +71,7 @@ func tasksScript(c hosttest.Conv) hosttest.Action {
 	for i := len(c.Items) - 1; i >= 0 && at < 0; i-- {
 		if it := c.Items[i]; it.Kind == hosttest.User && !strings.Contains(it.Text, notification) {
 			lines := strings.Split(strings.TrimSpace(it.Text), "\n")
-			if p := lines[len(lines)-1]; strings.HasPrefix(p, cmdRemember) || strings.HasPrefix(p, cmdFork) || strings.HasPrefix(p, cmdStop) {
+			if p := lines[len(lines)-1]; strings.HasPrefix(p, cmdRemember) || strings.HasPrefix(p, cmdFork) || strings.HasPrefix(p, cmdStop) || strings.HasPrefix(p, cmdAsk) {
 				at, prompt = i, p
 			}
 		}
@@ -95,6 +101,11 @@ func tasksScript(c hosttest.Conv) hosttest.Action {
 			})
 		}
 		return hosttest.Action{Text: replyLaunched}
+	case strings.HasPrefix(prompt, cmdAsk):
+		if len(calls) == 0 {
+			return call("superagents_task", map[string]any{"description": askDescription, "prompt": childAsks + ": ask me.", "agent": "general"})
+		}
+		return hosttest.Action{Text: replyAsking}
 	default: // cmdStop
 		switch len(calls) {
 		case 0:
@@ -123,7 +134,11 @@ func tasksScript(c hosttest.Conv) hosttest.Action {
 //     asked superagents for it;
 //  3. the model launches another sub-agent and stops it with TaskStop: the
 //     superagents task ends cancelled;
-//  4. the model forks again, and the user leaves Claude Code while the
+//  4. the model launches a sub-agent that asks its user a question with
+//     choices (superagents_ask): Claude Code shows it, the user picks one,
+//     the sub-agent's next model request carries the answer, and the task
+//     completes, never cancelled (askUser);
+//  5. the model forks again, and the user leaves Claude Code while the
 //     sub-agent runs: the task goes on and completes; the conversation,
 //     resumed (claude --resume), gets its result.
 func TestClaudeCodeTasks(t *testing.T) {
@@ -133,6 +148,7 @@ func TestClaudeCodeTasks(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), testLimit)
 			defer cancel()
 			sub := hosttest.NewSubModel(t, fact)
+			sub.Script(childScript)
 			h := newHost(t, hosttest.ClaudeCode, hosttest.Options{Script: tasksScript, Sub: sub})
 			if transport == "http" {
 				h.Serve(ctx, t)
@@ -232,9 +248,15 @@ func tasksConversation(ctx context.Context, t *testing.T, h *hosttest.Host) {
 	if tk := waitEnded(ctx, t, h, halted.ID); tk.Status != "cancelled" {
 		t.Errorf("after the model's TaskStop the task is %s, not cancelled (error %q)%s", tk.Status, tk.Error, shown())
 	}
+	// The debug log says so: what checkNotCancelled looks for is there
+	// when Claude Code cancels.
+	waitDebugLog(t, h, "task "+halted.ID+": cancel sent")
 	sub.Release()
 
-	// 4. A fork left running by a Claude Code that exits, and the result
+	// 4. A task that asks its user.
+	askUser(ctx, t, h, term, shown)
+
+	// 5. A fork left running by a Claude Code that exits, and the result
 	// in the resumed conversation.
 	sub.Hold()
 	mark = len(h.Model.Convs())
@@ -330,4 +352,138 @@ func waitNotification(t *testing.T, h *hosttest.Host, mark int, id string, shown
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// askUser: the model launches a task that asks its user a question with
+// choices (superagents_ask); Claude Code shows it on screen, the user
+// picks a choice, the task's next model request carries the answer, and
+// the task completes: Claude Code does not cancel it (its debug log says
+// it answered, and never that it sent tasks/cancel); the task's result
+// reaches the model as a task notification.
+func askUser(ctx context.Context, t *testing.T, h *hosttest.Host, term *termtest.Terminal, shown func() string) {
+	mark, subMark := len(h.Model.Convs()), len(h.Sub.Convs())
+	say(term, cmdAsk+": start a sub-agent that asks me which colour.")
+	term.WaitText(replyAsking, 1)
+	launched, at := h.Model.Find(mark, lastResultOf("superagents_task"))
+	if at < 0 {
+		t.Fatalf("Claude Code's model never got the result of the asking superagents_task%s", shown())
+	}
+	m := backgroundTask.FindStringSubmatch(launched.Last().Text)
+	if m == nil {
+		t.Fatalf("the asking superagents_task did not run in the background:\n%s%s", hosttest.Trim(launched.Last().Text, 2000), shown())
+	}
+	id := m[1]
+	// Claude Code (2.1.328) shows the elicitation under the prompt:
+	// "MCP server “superagents” requests your input", the question, and
+	// the form's one field, collapsed ("Answer: ▸ not set"): → opens the
+	// choices, ↓ moves to blue, Enter picks it ("✔ Answer: blue") and
+	// moves to Accept, Enter accepts.
+	screen := term.Wait("the question on screen", func(s string) bool {
+		return strings.Contains(s, childQuestion) && strings.Contains(s, "requests your input")
+	})
+	onScreen := time.Now()
+	t.Logf("the question on screen:\n%s", screen[max(0, strings.LastIndex(screen, "requests your input")-200):])
+	asking := taskByID(ctx, t, h, id)
+	term.Keys("Right")
+	term.WaitText("◯ blue", 1)
+	term.Keys("Down")
+	term.Wait("blue chosen", func(s string) bool { return strings.Contains(s, "❯ ◯ blue") })
+	term.Keys("Enter")
+	term.Wait("blue picked", func(s string) bool {
+		return strings.Contains(s, "✔ Answer: blue") && strings.Contains(s, "❯ Accept")
+	})
+	// Claude Code refuses an Enter on Accept that comes right after the
+	// focus landed there (a guard against a key typed ahead confirming
+	// what the user has not read), and each refused press starts the
+	// guard again: Enter is pressed until the question goes, a second
+	// apart (seen with 2.1.328).
+	var accepted time.Time
+	enters := 0
+	for range acceptTries {
+		term.Keys("Enter")
+		accepted, enters = time.Now(), enters+1
+		time.Sleep(time.Second)
+		if !strings.Contains(term.Screen(), "requests your input") {
+			break
+		}
+	}
+	term.Wait("the question to go", func(s string) bool { return !strings.Contains(s, "requests your input") })
+	if asking.Status != "running" {
+		t.Errorf("while its question was on screen the task was %s, not running (error %q)", asking.Status, asking.Error)
+	}
+	woken := waitNotification(t, h, mark, id, shown)
+	if want := pickedPrefix + answeredWith; !shows(woken, want) {
+		t.Errorf("the task notification does not carry the task's answer %q:\n%s", want, hosttest.Trim(woken, 3000))
+	}
+	// The model's reply to it (the second: step 2 had the first) ends the
+	// turn the notification started, before the next prompt.
+	term.WaitText(replyNotified, 2)
+	if tk := taskByID(ctx, t, h, id); tk.Status != "completed" {
+		t.Errorf("the task that asked its user is %s, not completed (error %q)%s", tk.Status, tk.Error, shown())
+	}
+	convs := h.Sub.Convs()[subMark:]
+	question, answer := -1, -1
+	for i, c := range convs {
+		if r := c.Results(tasktools.AskToolName); len(r) == 0 && question < 0 && strings.Contains(c.LastUser(), childAsks) {
+			question = i
+		} else if len(r) > 0 && answer < 0 {
+			answer = i
+			if r[0].Text != answeredWith {
+				t.Errorf("the task's model read %q after its question, want %q", r[0].Text, answeredWith)
+			}
+		}
+	}
+	if question < 0 || answer != question+1 {
+		t.Fatalf("the task's model asked at its request %d and read the answer at %d, want the next%s", question+1, answer+1, shown())
+	}
+	t.Logf("question: from the task's question to it on screen: %v; from the user's Accept (Enter pressed %d times) to the task's request with the answer: %v",
+		onScreen.Sub(convs[question].Req.Received), enters, convs[answer].Req.Received.Sub(accepted))
+	checkNotCancelled(t, h, id)
+}
+
+// acceptTries bounds the Enters pressed to accept a question: a guard
+// against a hung test.
+const acceptTries = 10
+
+// checkNotCancelled: Claude Code's debug log says it answered the task's
+// question (tasks/update), and never that it cancelled the task or would
+// (its driver logs "task ID: cancel sent" once it sent tasks/cancel, and
+// "the task will be cancelled" when it cannot serve a request; seen with
+// 2.1.328).
+func checkNotCancelled(t *testing.T, h *hosttest.Host, id string) {
+	t.Helper()
+	log := h.DebugLog()
+	if !strings.Contains(log, "task "+id+": answered ") {
+		t.Errorf("Claude Code's debug log does not say it answered task %s's question:\n%s", id, linesWith(log, id))
+	}
+	for _, line := range strings.Split(linesWith(log, id), "\n") {
+		if strings.Contains(strings.ToLower(line), "cancel") {
+			t.Errorf("Claude Code cancelled the task that asked its user, or was about to: %s", line)
+		}
+	}
+}
+
+// waitDebugLog waits until Claude Code's debug log holds text, at most
+// notifyLimit (it writes the log as it goes).
+func waitDebugLog(t *testing.T, h *hosttest.Host, text string) {
+	t.Helper()
+	deadline := time.Now().Add(notifyLimit)
+	for !strings.Contains(h.DebugLog(), text) {
+		if time.Now().After(deadline) {
+			t.Errorf("Claude Code's debug log does not say %q after %v", text, notifyLimit)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// linesWith returns the lines of log that hold s.
+func linesWith(log, s string) string {
+	var out []string
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, s) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -5,7 +5,11 @@
 // what reaches each host's model: a forked sub-agent carries the host's
 // conversation; the fork note and the notices of ended tasks reach the
 // model; a task outlives the one-shot host process that launched it and
-// belongs to that host conversation; a server without a key says so.
+// belongs to that host conversation; a server without a key says so; a
+// message the model sends a running task reaches the task's next model
+// request; a task's question reaches the host's model (a notice) or its
+// user (Claude Code's interactive session, through the Tasks extension),
+// and the answer reaches the task.
 //
 // The package has only tests (internal/hosttest is the harness).
 package hosts

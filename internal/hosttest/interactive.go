@@ -3,9 +3,11 @@ package hosttest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +26,8 @@ import (
 // Its first-run screens are skipped through its state file
 // (~/.claude.json, seen with 2.1.328; written when the home has none):
 // onboarding done (which also chose the theme) and the workspace's folder
-// trusted. The test's cleanup ends the terminal.
+// trusted. Its debug log goes into the home (DebugLog). The test's
+// cleanup ends the terminal.
 func (h *Host) Interactive(t testing.TB, session string) *termtest.Terminal {
 	t.Helper()
 	if h.Name != ClaudeCode {
@@ -40,7 +43,9 @@ func (h *Host) Interactive(t testing.TB, session string) *termtest.Terminal {
 		})
 	}
 	args := append([]string{h.Bin}, h.args("", session)...)
-	args = dropPrompt(args)
+	// Each session writes a debug log of its own (DebugLog reads them).
+	logs, _ := filepath.Glob(filepath.Join(h.Home, debugLogPrefix+"*"+debugLogSuffix))
+	args = append(dropPrompt(args), "--debug-file", filepath.Join(h.Home, fmt.Sprintf("%s%03d%s", debugLogPrefix, len(logs)+1, debugLogSuffix)))
 	env := make([]string, 0, len(h.env))
 	for _, kv := range h.env {
 		if !strings.HasPrefix(kv, "TERM=") {
@@ -53,6 +58,25 @@ func (h *Host) Interactive(t testing.TB, session string) *termtest.Terminal {
 	// that the home can be removed.
 	t.Cleanup(func() { StopServers(t, h.Bin, h.Home) })
 	return termtest.Start(t, termtest.Options{Width: 160, Height: 50, Dir: h.Workspace, Env: env, Args: args})
+}
+
+// Claude Code's interactive sessions write their debug logs (--debug-file)
+// into the home, numbered: claude-debug-001.log, ...
+const debugLogPrefix, debugLogSuffix = "claude-debug-", ".log"
+
+// DebugLog returns what Claude Code's interactive sessions wrote into
+// their debug logs so far, oldest session first: among other things what
+// it did with each MCP task (seen with 2.1.328: "task ID: answered KEY"
+// after a tasks/update, "task ID: cancel sent" after a tasks/cancel).
+func (h *Host) DebugLog() string {
+	logs, _ := filepath.Glob(filepath.Join(h.Home, debugLogPrefix+"*"+debugLogSuffix))
+	sort.Strings(logs)
+	var b strings.Builder
+	for _, path := range logs {
+		data, _ := os.ReadFile(path)
+		b.Write(data)
+	}
+	return b.String()
 }
 
 func exists(path string) bool {

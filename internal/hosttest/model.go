@@ -48,25 +48,29 @@ func NewHostModel(t testing.TB, w Wire, script Script) *HostModel {
 		t.Fatalf("hosttest: unknown wire %q", w)
 	}
 	srv.Handle(func(req llmtest.Request) llmtest.Reply {
-		a := script(ParseConv(w, req))
-		r := llmtest.Reply{Text: a.Text}
-		if a.Tool != "" {
-			in, err := json.Marshal(a.Input)
-			if err != nil {
-				panic(err) // the scripts' inputs are maps of plain values
-			}
-			call := llmtest.ToolCall{Name: a.Tool, Input: string(in)}
-			if ns, name, ok := strings.Cut(a.Tool, NamespaceSep); ok && w == Responses {
-				call.Namespace, call.Name = ns, name
-			}
-			r.ToolCalls = []llmtest.ToolCall{call}
-		}
-		if r.Text == "" && len(r.ToolCalls) == 0 {
-			r.Text = "OK."
-		}
-		return r
+		return replyOf(w, script(ParseConv(w, req)))
 	})
 	return &HostModel{Wire: w, srv: srv}
+}
+
+// replyOf is a script's action as a reply in the wire.
+func replyOf(w Wire, a Action) llmtest.Reply {
+	r := llmtest.Reply{Text: a.Text}
+	if a.Tool != "" {
+		in, err := json.Marshal(a.Input)
+		if err != nil {
+			panic(err) // the scripts' inputs are maps of plain values
+		}
+		call := llmtest.ToolCall{Name: a.Tool, Input: string(in)}
+		if ns, name, ok := strings.Cut(a.Tool, NamespaceSep); ok && w == Responses {
+			call.Namespace, call.Name = ns, name
+		}
+		r.ToolCalls = []llmtest.ToolCall{call}
+	}
+	if r.Text == "" && len(r.ToolCalls) == 0 {
+		r.Text = "OK."
+	}
+	return r
 }
 
 // BaseURL is the URL a host is given: the root for Anthropic, root +
@@ -139,8 +143,9 @@ func itoa(i int) string {
 // SubModel is the model superagents' own sub-agents talk to: a fake
 // Anthropic Messages API behind a gate. Its script answers with
 // "SAW:<fact>" for each of the facts its request holds ("SAW:nothing" when
-// none), so that a test learns what the sub-agent was given. While held,
-// requests wait at the gate: a task stays running until Release.
+// none), so that a test learns what the sub-agent was given, unless the
+// test gives it a script of its own (Script). While held, requests wait at
+// the gate: a task stays running until Release.
 type SubModel struct {
 	URL string
 	// Key is the API key the server requires.
@@ -151,6 +156,7 @@ type SubModel struct {
 	gate    chan struct{}
 	waiting int
 	facts   []string
+	script  Script
 }
 
 // NewSubModel starts a sub-agent model that looks for the facts.
@@ -159,6 +165,14 @@ func NewSubModel(t testing.TB, facts ...string) *SubModel {
 	m := &SubModel{Key: "sub-agent-key", srv: llmtest.NewAnthropic(t), facts: facts}
 	m.srv.APIKey = m.Key
 	m.srv.Handle(func(req llmtest.Request) llmtest.Reply {
+		m.mu.Lock()
+		script := m.script
+		m.mu.Unlock()
+		if script != nil {
+			if a := script(ParseConv(Messages, req)); a.Text != "" || a.Tool != "" {
+				return replyOf(Messages, a)
+			}
+		}
 		body := string(req.Body)
 		var saw []string
 		for _, f := range m.facts {
@@ -230,6 +244,28 @@ func (m *SubModel) pass(ctx context.Context) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// Script makes the sub-agents' model answer with s from now on: each
+// request read as a conversation (the sub-agents speak Anthropic's
+// Messages API), which s answers with text or a tool call, so that a
+// test scripts a sub-agent's steps (bash, superagents_ask) as it scripts
+// a host's model. A request s answers with a zero Action gets the
+// facts' answer ("SAW:...").
+func (m *SubModel) Script(s Script) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.script = s
+}
+
+// Convs returns the sub-agents' requests, read as conversations, oldest
+// first (held ones only once let through).
+func (m *SubModel) Convs() []Conv {
+	var out []Conv
+	for _, r := range m.srv.Requests() {
+		out = append(out, ParseConv(Messages, r))
+	}
+	return out
 }
 
 // Requests returns the request bodies the sub-agents sent, oldest first

@@ -205,8 +205,9 @@ func TestTaskAsksAHostWithoutTheExtension(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	notices, _ := list["notices"].([]any)
-	if len(notices) != 1 || !strings.Contains(notices[0].(string), "Which colour?") || !strings.Contains(notices[0].(string), "superagents_send") {
-		t.Fatalf("the next tool answer's notices %v: want the question and how to answer it", list["notices"])
+	if len(notices) != 1 || !strings.Contains(notices[0].(string), "Which colour?") || !strings.Contains(notices[0].(string), "superagents_send") ||
+		!strings.Contains(notices[0].(string), `one of "red", "blue"`) {
+		t.Fatalf("the next tool answer's notices %v: want the question, its choices and how to answer it", list["notices"])
 	}
 	if !strings.Contains(text, "Which colour?") || !strings.Contains(text, `waiting for an answer: "Which colour?"`) {
 		t.Fatalf("superagents_list %q: want the question in its notice and the task's line", text)

@@ -142,11 +142,20 @@ func pick(enum any, text string) (string, bool) {
 	return "", false
 }
 
+// choicesOf lists a field's choices, quoted: as a stored question holds
+// them ([]any, read back from JSON) or as superagents_ask gives them to
+// the notice of a question being asked ([]string).
 func choicesOf(enum any) string {
-	list, _ := enum.([]any)
 	var out []string
-	for _, c := range list {
-		out = append(out, fmt.Sprintf("%q", c))
+	switch list := enum.(type) {
+	case []any:
+		for _, c := range list {
+			out = append(out, fmt.Sprintf("%q", c))
+		}
+	case []string:
+		for _, c := range list {
+			out = append(out, fmt.Sprintf("%q", c))
+		}
 	}
 	return strings.Join(out, ", ")
 }
