@@ -31,7 +31,7 @@ conversation's notices and answers {"type":"notices","id":N,"text":...}
 ("" when there are none). It ends when its standard input closes.`
 
 // noticesHeader starts the notices, in the words of the MCP answers.
-const noticesHeader = "[superagents] Background tasks that ended since your last superagents call:\n\n"
+const noticesHeader = "[superagents] Your background tasks since your last superagents call (endings, and questions waiting for your answer):\n\n"
 
 func (a *app) noticesCommand() *cobra.Command {
 	var host, session string

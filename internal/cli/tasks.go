@@ -298,15 +298,7 @@ func (a *app) launchWorker(ctx context.Context, req workerRequest, asJSON, wait 
 		if err != nil {
 			return err
 		}
-		for {
-			r, err := tt.OutputTool(ctx, "", tasktools.OutputInput{TaskID: t.ID, Block: true, Timeout: int(sa.MaxBlockTimeout / time.Second)})
-			if err != nil {
-				return err
-			}
-			if out, _ := r.Data.(tasktools.OutputView); !out.TimedOut {
-				return a.printReply(r, asJSON)
-			}
-		}
+		return a.waitAndPrint(ctx, tt, t.ID, asJSON)
 	}
 	dir, err := a.resolveDataDir()
 	if err != nil {
@@ -464,4 +456,24 @@ func (a *app) taskWorkCommand() *cobra.Command {
 	cmd.Flags().Int64Var(&req.budget.MaxTokens, "max-tokens", 0, "")
 	cmd.Flags().StringVar(&req.isolation, "isolation", "", "")
 	return cmd
+}
+
+// waitAndPrint waits for a task to end and prints its output. A question
+// the task asks meanwhile is shown on stderr, with how to answer it, and
+// the wait goes on.
+func (a *app) waitAndPrint(ctx context.Context, tt *tasktools.Tools, taskID string, asJSON bool) error {
+	for {
+		r, err := tt.OutputToolFor(ctx, "", tasktools.OutputInput{TaskID: taskID, Block: true, Timeout: int(sa.MaxBlockTimeout / time.Second)}, answerCommand)
+		if err != nil {
+			return err
+		}
+		out, _ := r.Data.(tasktools.OutputView)
+		if out.Told {
+			fmt.Fprintf(a.env.Stderr, "%s\n", r.Text)
+			continue
+		}
+		if !out.TimedOut {
+			return a.printReply(r, asJSON)
+		}
+	}
 }

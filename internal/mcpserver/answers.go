@@ -47,7 +47,7 @@ func newEntry(t sa.Task, now time.Time) entry {
 type taskAnswer struct {
 	entry
 	Message string   `json:"message" jsonschema:"What was done and what to do next, with what a fork carries."`
-	Notices []string `json:"notices,omitempty" jsonschema:"The background tasks that ended since your last superagents call: each says which, how it ended and what to do next."`
+	Notices []string `json:"notices,omitempty" jsonschema:"What happened to your background tasks since your last superagents call: each ending (which task, how it ended, what to do next) and each question a task waits for you to answer."`
 }
 
 // outputAnswer is superagents_output's structured content. The message
@@ -56,7 +56,7 @@ type outputAnswer struct {
 	entry
 	Message  string   `json:"message" jsonschema:"The task's result once it completed, else its status and progress."`
 	TimedOut bool     `json:"timed_out" jsonschema:"A blocking call stopped waiting before the task ended."`
-	Notices  []string `json:"notices,omitempty" jsonschema:"The background tasks that ended since your last superagents call: each says which, how it ended and what to do next."`
+	Notices  []string `json:"notices,omitempty" jsonschema:"What happened to your background tasks since your last superagents call: each ending (which task, how it ended, what to do next) and each question a task waits for you to answer."`
 }
 
 // sendAnswer is superagents_send's structured content.
@@ -64,13 +64,13 @@ type sendAnswer struct {
 	entry
 	Message  string   `json:"message" jsonschema:"What was done: a message sent, or the task's question answered."`
 	Answered bool     `json:"answered" jsonschema:"The message answered the question the task was waiting on."`
-	Notices  []string `json:"notices,omitempty" jsonschema:"The background tasks that ended since your last superagents call: each says which, how it ended and what to do next."`
+	Notices  []string `json:"notices,omitempty" jsonschema:"What happened to your background tasks since your last superagents call: each ending (which task, how it ended, what to do next) and each question a task waits for you to answer."`
 }
 
 // listAnswer is superagents_list's structured content.
 type listAnswer struct {
 	Tasks   []entry  `json:"tasks" jsonschema:"Your tasks, newest first."`
-	Notices []string `json:"notices,omitempty" jsonschema:"The background tasks that ended since your last superagents call: each says which, how it ended and what to do next."`
+	Notices []string `json:"notices,omitempty" jsonschema:"What happened to your background tasks since your last superagents call: each ending (which task, how it ended, what to do next) and each question a task waits for you to answer."`
 }
 
 // clearAnswer is superagents_clear's structured content.
@@ -78,5 +78,5 @@ type clearAnswer struct {
 	Message   string   `json:"message"`
 	Cleared   int      `json:"cleared"`
 	Cancelled int      `json:"cancelled"`
-	Notices   []string `json:"notices,omitempty" jsonschema:"The background tasks that ended since your last superagents call: each says which, how it ended and what to do next."`
+	Notices   []string `json:"notices,omitempty" jsonschema:"What happened to your background tasks since your last superagents call: each ending (which task, how it ended, what to do next) and each question a task waits for you to answer."`
 }

@@ -195,26 +195,30 @@ func TestTaskAsksAHostWithoutTheExtension(t *testing.T) {
 	h := newAskHarness(t)
 	c := h.connectAt(inMemory, "plain-client", "1.0", sessionsRevision, nil)
 	id := c.launch(map[string]any{"description": "question", "prompt": "please ask the user", "agent": "general"})
-	var text string
-	var list map[string]any
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if text, list = c.ok("superagents_list", map[string]any{}); list["notices"] != nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
+	// A blocking wait on the task returns for its question, the task
+	// still running, instead of waiting out its timeout; its answer
+	// brings the question's notice.
+	text, out := c.ok("superagents_output", map[string]any{"task_id": id, "block": true, "timeout": 600})
+	if out["timed_out"] != false || out["status"] != "running" || !strings.Contains(text, "waiting for an answer to its question: Which colour?") {
+		t.Fatalf("a blocking superagents_output of an asking task: %q %v", text, out)
 	}
-	notices, _ := list["notices"].([]any)
+	notices, _ := out["notices"].([]any)
 	if len(notices) != 1 || !strings.Contains(notices[0].(string), "Which colour?") || !strings.Contains(notices[0].(string), "superagents_send") ||
-		!strings.Contains(notices[0].(string), `one of "red", "blue"`) {
-		t.Fatalf("the next tool answer's notices %v: want the question, its choices and how to answer it", list["notices"])
+		!strings.Contains(notices[0].(string), `one of "red", "blue"`) || !strings.Contains(text, notices[0].(string)) {
+		t.Fatalf("the tool answer's notices %v: want the question, its choices and how to answer it, in the text too", out["notices"])
 	}
-	if !strings.Contains(text, "Which colour?") || !strings.Contains(text, `waiting for an answer: "Which colour?"`) {
-		t.Fatalf("superagents_list %q: want the question in its notice and the task's line", text)
+	text, list := c.ok("superagents_list", map[string]any{})
+	if !strings.Contains(text, `waiting for an answer: "Which colour?"`) || list["notices"] != nil {
+		t.Fatalf("superagents_list %q %v: want the question on the task's line, and the notice given once", text, list["notices"])
 	}
 	tasks, _ := list["tasks"].([]any)
 	if len(tasks) != 1 || tasks[0].(map[string]any)["question"] != "Which colour?" {
 		t.Fatalf("structured tasks %v: want the question", tasks)
+	}
+	// Waiting on it again, its question still open, returns at once.
+	if text, out := c.ok("superagents_output", map[string]any{"task_id": id, "block": true, "timeout": 600}); out["timed_out"] != false ||
+		!strings.Contains(text, "a question waits for your answer") {
+		t.Fatalf("a second blocking superagents_output of the asking task: %q %v", text, out)
 	}
 	if msg := c.fails("superagents_send", map[string]any{"task_id": id, "message": "green"}); !strings.Contains(msg, `"red", "blue"`) {
 		t.Fatalf("an answer that is not a choice: %q, want the choices", msg)

@@ -12,7 +12,7 @@ import (
 
 // noticesHeader and noticesEnd frame the notices at the top of a result.
 const (
-	noticesHeader = "[superagents] Background tasks that ended since your last superagents call:\n\n"
+	noticesHeader = "[superagents] Your background tasks since your last superagents call (endings, and questions waiting for your answer):\n\n"
 	noticesEnd    = "\n\n---\n\n"
 )
 

@@ -12,7 +12,7 @@ import (
 // splitNotices parts a tool result into the notices at its top (if any)
 // and the result itself.
 func splitNotices(text string) (notices, rest string) {
-	const header = "[superagents] Background tasks that ended since your last superagents call:"
+	const header = "[superagents] Your background tasks since your last superagents call (endings, and questions waiting for your answer):"
 	if !strings.HasPrefix(text, header) {
 		return "", text
 	}

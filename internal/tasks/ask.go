@@ -125,9 +125,9 @@ func readAnswer(r sa.InputRequest) (tools.Answer, error) {
 // conversation, for a launcher that answers with a message: a visible
 // line for people and a hint for the model.
 func questionNotice(t sa.Task, q tools.Question, limit time.Duration) sa.Message {
-	how := "answer with a message to the task"
+	answer := "your answer"
 	if choices := formChoices(q.Schema); choices != "" {
-		how += " (" + choices + ")"
+		answer += ", " + choices
 	}
 	return sa.Message{
 		Role: sa.RoleUser,
@@ -135,8 +135,8 @@ func questionNotice(t sa.Task, q tools.Question, limit time.Duration) sa.Message
 		Parts: []sa.Part{
 			sa.TextPart(fmt.Sprintf("? Agent %q asks: %s\nAnswer it with a message to task %s (in the chat: /send %s <answer>); it waits %s, then goes on without", t.Description, q.Message, sa.ShortID(t.ID), sa.ShortID(t.ID), sa.FormatDuration(limit))),
 			{Type: sa.PartText, Hidden: true, Text: fmt.Sprintf(
-				"Background task %s (%q) is waiting for an answer to its question:\n%s\nAnswer it with superagents_send (task_id %q, message: your answer), %s. If nobody answers within %s it goes on without one.",
-				t.ID, t.Description, q.Message, t.ID, how, sa.FormatDuration(limit))},
+				"Background task %s (%q) is waiting for an answer to its question:\n%s\nAnswer it with superagents_send (task_id %q, message: %s). If nobody answers within %s it goes on without one.",
+				t.ID, t.Description, q.Message, t.ID, answer, sa.FormatDuration(limit))},
 		},
 	}
 }

@@ -128,14 +128,19 @@ func (h *harness) launch(parent string, req tasks.LaunchRequest) sa.Task {
 // wait blocks until the task is no longer active and returns it.
 func (h *harness) wait(id string) sa.Task {
 	h.t.Helper()
-	out, err := h.mgr.Output(context.Background(), id, true, 60*time.Second)
-	if err != nil {
-		h.t.Fatal(err)
+	// A wait that stops early for a question of the task goes on.
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		out, err := h.mgr.Output(context.Background(), id, true, time.Until(deadline))
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		if out.TimedOut || (out.Task.Status.Active() && time.Now().After(deadline)) {
+			h.t.Fatalf("task %s did not end within 60s: %+v", id, out.Task)
+		}
+		if !out.Task.Status.Active() {
+			return out.Task
+		}
 	}
-	if out.TimedOut {
-		h.t.Fatalf("task %s did not end within 60s: %+v", id, out.Task)
-	}
-	return out.Task
 }
 
 // notifications returns the notification messages of a session.

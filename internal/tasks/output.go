@@ -67,8 +67,9 @@ func (m *Manager) Output(ctx context.Context, ref string, block bool, timeout ti
 }
 
 // waitEnd waits until a task is no longer active, or the timeout passes
-// (timedOut), or the task whose run waits is told something (told: see
-// toldChange), which it is to read at once.
+// (timedOut), or the waiter is to read something at once (told): the
+// task asks a question, or the task whose run waits is told something
+// (see toldChange).
 func (m *Manager) waitEnd(ctx context.Context, id string, timeout time.Duration) (t sa.Task, timedOut, told bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -96,7 +97,9 @@ func (m *Manager) waitEnd(ctx context.Context, id string, timeout time.Duration)
 		if err != nil {
 			return sa.Task{}, false, false, err
 		}
-		if me != "" && toldChange(ch, me) {
+		// The waited task asks a question: whoever waits is to read it
+		// now, not when the question is about to be given up.
+		if (me != "" && toldChange(ch, me)) || (ch.Kind == sa.ChangeTaskQuestion && ch.TaskID == id) {
 			t, err := m.store.Task(ctx, id)
 			return t, false, true, err
 		}

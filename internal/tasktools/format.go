@@ -71,7 +71,7 @@ func formatOutput(out sa.TaskOutput, now time.Time, answer func(taskID string) s
 	case out.TimedOut:
 		fmt.Fprintf(&b, "Timed out after %s waiting for %s: it is still %s (%s).", sa.FormatDuration(out.Waited), name, t.Status, progressText(t, now))
 	case out.Told && t.Status.Active():
-		fmt.Fprintf(&b, "Stopped waiting after %s: you were sent a message or asked a question, which you read next. %s is still %s (%s).",
+		fmt.Fprintf(&b, "Stopped waiting after %s: a question waits for your answer, or a message for you to read. %s is still %s (%s).",
 			sa.FormatDuration(out.Waited), name, t.Status, progressText(t, now))
 	case t.Status == sa.TaskCompleted:
 		fmt.Fprintf(&b, "%s completed in %s.", name, sa.FormatDuration(t.Duration(time.Now())))

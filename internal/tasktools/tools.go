@@ -294,9 +294,19 @@ func (m *Tools) OutputToolFor(ctx context.Context, _ string, in OutputInput, ans
 	if in.Timeout < 0 {
 		return Reply{}, fmt.Errorf("%w: timeout cannot be negative", sa.ErrInvalid)
 	}
-	out, err := m.rt.Tasks().Output(ctx, in.TaskID, in.Block, seconds(in.Timeout, sa.MaxBlockTimeout))
+	block := in.Block
+	if block && answer == nil && m.asking(ctx, in.TaskID) {
+		// A model that would wait on a task waiting for its answer
+		// would wait out its timeout: it reads the question at once.
+		// (A person's way in shows it once and waits on.)
+		block = false
+	}
+	out, err := m.rt.Tasks().Output(ctx, in.TaskID, block, seconds(in.Timeout, sa.MaxBlockTimeout))
 	if err != nil {
 		return Reply{}, err
+	}
+	if block != in.Block {
+		out.Told = true
 	}
 	if out.Task.ClearedAt != nil {
 		return Reply{}, clearedError(out.Task, "its result is no longer given")
@@ -308,6 +318,13 @@ func (m *Tools) OutputToolFor(ctx context.Context, _ string, in OutputInput, ans
 		answer = sendHint
 	}
 	return Reply{Text: formatOutput(out, now, answer), Data: data}, nil
+}
+
+// asking reports whether the task ref names waits for an answer to a
+// question.
+func (m *Tools) asking(ctx context.Context, ref string) bool {
+	t, err := m.rt.Store().ResolveTask(ctx, ref)
+	return err == nil && t.Status.Active() && m.rt.Tasks().Question(ctx, t.ID) != ""
 }
 
 // ListTool lists the calling session's tasks.
