@@ -59,6 +59,11 @@ func (m *Manager) Settle(ctx context.Context, sessionID string, l Loop) error {
 			return err
 		}
 		if told {
+			if l.BeforeWake != nil {
+				if err := l.BeforeWake(ctx); err != nil {
+					return err
+				}
+			}
 			cursor = m.bus.Now()
 			if err := l.Turn(ctx, true); err != nil {
 				return err
