@@ -23,7 +23,7 @@ import (
 
 // wakeHeader starts the notices the plugin prompts a session with (the
 // words of the MCP answers).
-const wakeHeader = "[superagents] Background tasks that ended"
+const wakeHeader = "[superagents] Your background tasks since your last superagents call"
 
 // replyWoken is the model's reply to a notice.
 const replyWoken = "Read the tasks' results."

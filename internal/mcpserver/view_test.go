@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/superagents/superagents/internal/llm/llmtest"
 	"github.com/superagents/superagents/internal/tasktools"
 )
 
@@ -20,9 +21,19 @@ import (
 // mark — and a task as a short entry (no prompt; the result once, in the
 // message).
 func TestStructuredContentCarriesTheText(t *testing.T) {
-	h := newHarness(t, fakeModel)
+	// The task answers only once its launch was answered: the launch's
+	// answer carries no notice of its own ending.
+	launched := make(chan struct{})
+	h := newHarness(t, func(req llmtest.Request) llmtest.Reply {
+		select {
+		case <-launched:
+		case <-time.After(30 * time.Second):
+		}
+		return fakeModel(req)
+	})
 	c := h.connect(inMemory, "shape", "1.0")
 	text, launch := c.ok("superagents_task", map[string]any{"description": "add", "prompt": "What is 2+2?", "agent": "general"})
+	close(launched)
 	id, _ := launch["id"].(string)
 	if id == "" || launch["message"] != text || !strings.Contains(text, "you will be notified") || launch["prompt"] != nil {
 		t.Fatalf("launch = %q %v: want the message (with its hint) and a short entry", text, launch)
