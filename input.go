@@ -89,3 +89,86 @@ func (e *TaskEndedError) Error() string {
 
 // Is makes errors.Is(err, ErrConflict) true.
 func (e *TaskEndedError) Is(target error) bool { return target == ErrConflict }
+
+// Form is what a question takes as its answer, read from its request (an
+// MCP elicitation whose form has one field): a yes or a no (a question
+// about a command), one of Choices, or free text.
+type Form struct {
+	// Field is the name of the form's one field.
+	Field   string
+	YesNo   bool
+	Choices []string
+}
+
+// Form reads what the question takes. A request that is not a form
+// with one field is ErrCorrupt.
+func (r InputRequest) Form() (Form, error) {
+	var req struct {
+		Params struct {
+			RequestedSchema struct {
+				Properties map[string]struct {
+					Type string `json:"type"`
+					Enum []any  `json:"enum"`
+				} `json:"properties"`
+			} `json:"requestedSchema"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(r.Request, &req); err != nil {
+		return Form{}, fmt.Errorf("%w: question %s cannot be read: %v", ErrCorrupt, r.Key, err)
+	}
+	props := req.Params.RequestedSchema.Properties
+	if len(props) != 1 {
+		return Form{}, fmt.Errorf("%w: question %s has %d fields, not one", ErrCorrupt, r.Key, len(props))
+	}
+	var f Form
+	for name, p := range props {
+		f.Field, f.YesNo = name, p.Type == "boolean"
+		for _, c := range p.Enum {
+			if s, ok := c.(string); ok {
+				f.Choices = append(f.Choices, s)
+			}
+		}
+	}
+	return f, nil
+}
+
+// Takes says, for the one who answers, what the form takes ("" for free
+// text).
+func (f Form) Takes() string {
+	switch {
+	case f.YesNo:
+		return "yes or no"
+	case len(f.Choices) > 0:
+		quoted := make([]string, len(f.Choices))
+		for i, c := range f.Choices {
+			quoted[i] = fmt.Sprintf("%q", c)
+		}
+		return "one of " + strings.Join(quoted, ", ")
+	}
+	return ""
+}
+
+// Read turns a text into the form's value: true or false for a yes or a
+// no, the choice it names (ignoring case), or the text. A text that is
+// none of what the form takes is ErrInvalid, saying what it takes.
+func (f Form) Read(text string) (any, error) {
+	text = strings.TrimSpace(text)
+	switch {
+	case f.YesNo:
+		switch strings.ToLower(strings.Trim(text, ".!")) {
+		case "yes", "y", "true", "allow", "allow it", "ok", "okay", "go ahead", "approve", "approved":
+			return true, nil
+		case "no", "n", "false", "deny", "don't", "do not", "refuse", "declined", "decline":
+			return false, nil
+		}
+	case len(f.Choices) > 0:
+		for _, c := range f.Choices {
+			if strings.EqualFold(text, c) {
+				return c, nil
+			}
+		}
+	default:
+		return text, nil
+	}
+	return nil, fmt.Errorf("%w: the question takes %s", ErrInvalid, f.Takes())
+}

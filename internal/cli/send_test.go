@@ -107,7 +107,7 @@ func TestTaskSend(t *testing.T) {
 		{"--json", "", []string{"--json", steered, "and skip the tests"}, 0,
 			[]string{`"id": "` + steered + `"`, `"answered": false`}, ""},
 		{"the message from standard input", "keep it short\n", []string{steered, "-"}, 0, []string{"Message 3 sent"}, ""},
-		{"an answer that is not a choice", "", []string{asker, "green"}, 2, nil, `the task asks to pick one of "red", "blue": answer with one of them`},
+		{"an answer that is not a choice", "", []string{asker, "green"}, 2, nil, `the task asks "Which colour?": answer one of "red", "blue"`},
 		{"the answer to its question", "", []string{"--json", asker, "Blue"}, 0,
 			[]string{`"id": "` + asker + `"`, `"answered": true`, `"answer": "blue"`}, ""},
 		{"no message", "", []string{steered}, 2, nil, `no message: give it as arguments, or "-" to read standard input`},

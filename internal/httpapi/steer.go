@@ -143,19 +143,6 @@ func (s *Server) taskInbox(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// elicitForm is what the API reads of a stored question: MCP's
-// elicitation request, whose form has one field.
-type elicitForm struct {
-	Params struct {
-		RequestedSchema struct {
-			Properties map[string]struct {
-				Type string `json:"type"`
-				Enum []any  `json:"enum"`
-			} `json:"properties"`
-		} `json:"requestedSchema"`
-	} `json:"params"`
-}
-
 // elicitResult is a stored answer: MCP's elicitation result.
 type elicitResult struct {
 	Action  string         `json:"action"`
@@ -166,19 +153,10 @@ type elicitResult struct {
 // answer that cannot be read shows as a free question, unanswered words.
 func viewQuestion(q sa.InputRequest) questionView {
 	v := questionView{Key: q.Key, Question: q.Message, AskedAt: q.CreatedAt, AnsweredAt: q.AnsweredAt, Outcome: "waiting"}
-	var form elicitForm
-	if json.Unmarshal(q.Request, &form) == nil {
-		for _, field := range form.Params.RequestedSchema.Properties {
-			switch {
-			case field.Type == "boolean":
-				v.Choices = []string{"yes", "no"}
-			case len(field.Enum) > 0:
-				for _, c := range field.Enum {
-					if s, ok := c.(string); ok {
-						v.Choices = append(v.Choices, s)
-					}
-				}
-			}
+	if form, err := q.Form(); err == nil {
+		v.Choices = form.Choices
+		if form.YesNo {
+			v.Choices = []string{"yes", "no"}
 		}
 	}
 	if q.Pending() {

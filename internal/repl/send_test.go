@@ -137,7 +137,7 @@ func TestQuestionInTheChat(t *testing.T) {
 	// The agent is woken to answer (it only notes it here).
 	e.until(t, func(ev Event) bool { return ev.Kind == TurnEnd && ev.Wake })
 
-	mustFail(t, c, "/send "+short+" green", `the task asks to pick one of "red", "blue": answer with one of them`)
+	mustFail(t, c, "/send "+short+" green", `the task asks "Which colour?": answer one of "red", "blue"`)
 	r := mustSubmit(t, c, "/send "+short+" Blue")
 	if got := blockText(r); got != `Task `+task+` ("colour") was waiting for an answer to "Which colour?": your answer "blue" was given to it, and it goes on.` {
 		t.Fatalf("/send said %q", got)

@@ -70,12 +70,17 @@ func (a *taskAsker) Ask(ctx context.Context, q tools.Question) (tools.Answer, er
 	}
 	key := sa.NewID()
 	cursor := a.m.bus.Now() // before asking, so that no answer is missed
+	req := sa.InputRequest{TaskID: a.task.ID, Key: key, Message: q.Message, Request: raw}
 	var notice func(sa.Task) sa.Message
 	if !a.task.MayAsk {
+		form, err := req.Form()
+		if err != nil {
+			return tools.Answer{}, err
+		}
 		limit := a.m.limits.AskTimeout.Duration
-		notice = func(t sa.Task) sa.Message { return questionNotice(t, q, limit) }
+		notice = func(t sa.Task) sa.Message { return questionNotice(t, q.Message, form, limit) }
 	}
-	if _, err := a.m.store.AskInput(ctx, sa.InputRequest{TaskID: a.task.ID, Key: key, Message: q.Message, Request: raw}, notice); err != nil {
+	if _, err := a.m.store.AskInput(ctx, req, notice); err != nil {
 		return tools.Answer{}, err
 	}
 	wait, stop := context.WithTimeout(ctx, a.m.limits.AskTimeout.Duration)
@@ -124,37 +129,21 @@ func readAnswer(r sa.InputRequest) (tools.Answer, error) {
 // questionNotice is the notice a task's question leaves in its parent's
 // conversation, for a launcher that answers with a message: a visible
 // line for people and a hint for the model.
-func questionNotice(t sa.Task, q tools.Question, limit time.Duration) sa.Message {
+func questionNotice(t sa.Task, question string, form sa.Form, limit time.Duration) sa.Message {
 	answer := "your answer"
-	if choices := formChoices(q.Schema); choices != "" {
-		answer += ", " + choices
+	if takes := form.Takes(); takes != "" {
+		answer += ", " + takes
 	}
 	return sa.Message{
 		Role: sa.RoleUser,
 		Kind: sa.KindNotification,
 		Parts: []sa.Part{
-			sa.TextPart(fmt.Sprintf("? Agent %q asks: %s\nAnswer it with a message to task %s (in the chat: /send %s <answer>); it waits %s, then goes on without", t.Description, q.Message, sa.ShortID(t.ID), sa.ShortID(t.ID), sa.FormatDuration(limit))),
+			sa.TextPart(fmt.Sprintf("? Agent %q asks: %s\nAnswer it with a message to task %s (in the chat: /send %s <answer>); it waits %s, then goes on without", t.Description, question, sa.ShortID(t.ID), sa.ShortID(t.ID), sa.FormatDuration(limit))),
 			{Type: sa.PartText, Hidden: true, Text: fmt.Sprintf(
 				"Background task %s (%q) is waiting for an answer to its question:\n%s\nAnswer it with superagents_send (task_id %q, message: %s). If nobody answers within %s it goes on without one.",
-				t.ID, t.Description, q.Message, t.ID, answer, sa.FormatDuration(limit))},
+				t.ID, t.Description, question, t.ID, answer, sa.FormatDuration(limit))},
 		},
 	}
-}
-
-// formChoices says what a question's form takes: yes or no, or one of
-// its choices ("" for free text).
-func formChoices(schema map[string]any) string {
-	props, _ := schema["properties"].(map[string]any)
-	for _, p := range props {
-		field, _ := p.(map[string]any)
-		switch {
-		case field["type"] == "boolean":
-			return "yes or no"
-		case field["enum"] != nil:
-			return "one of " + choicesOf(field["enum"])
-		}
-	}
-	return ""
 }
 
 func indexOf(reqs []sa.InputRequest, key string) int {

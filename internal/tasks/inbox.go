@@ -80,84 +80,19 @@ func (m *Manager) answer(ctx context.Context, t sa.Task, text string) (sa.SendRe
 	return sa.SendResult{Task: t, Answered: &q, Answer: said}, true, nil
 }
 
-// formAnswer turns a text into the answer a question's form takes: a
-// yes or no for a permission question, one of the choices (or free text)
-// for superagents_ask. It returns the answer and how it reads.
+// formAnswer turns a text into the answer a question's form takes (see
+// sa.Form.Read), as the stored answer and how it reads.
 func formAnswer(q sa.InputRequest, text string) (json.RawMessage, string, error) {
-	var req elicitation
-	if err := json.Unmarshal(q.Request, &req); err != nil {
-		return nil, "", fmt.Errorf("%w: question %s cannot be read: %v", sa.ErrCorrupt, q.Key, err)
+	form, err := q.Form()
+	if err != nil {
+		return nil, "", err
 	}
-	props, _ := req.Params.RequestedSchema["properties"].(map[string]any)
-	var value any = text
-	for name, p := range props {
-		field, _ := p.(map[string]any)
-		switch {
-		case field["type"] == "boolean":
-			yes, ok := yesNo(text)
-			if !ok {
-				return nil, "", fmt.Errorf("%w: the task asks a yes-or-no question (%s): answer yes or no", sa.ErrInvalid, q.Message)
-			}
-			value = yes
-		case field["enum"] != nil:
-			choice, ok := pick(field["enum"], text)
-			if !ok {
-				return nil, "", fmt.Errorf("%w: the task asks to pick one of %s: answer with one of them", sa.ErrInvalid, choicesOf(field["enum"]))
-			}
-			value = choice
-		}
-		raw, err := json.Marshal(map[string]any{"action": "accept", "content": map[string]any{name: value}})
-		if err != nil {
-			return nil, "", err
-		}
-		return raw, fmt.Sprint(value), nil
+	value, err := form.Read(text)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: the task asks %q: answer %s", sa.ErrInvalid, q.Message, form.Takes())
 	}
-	raw, err := json.Marshal(map[string]any{"action": "accept", "content": map[string]any{answerField: text}})
-	return raw, text, err
-}
-
-// answerField is the field of superagents_ask's form (tasktools).
-const answerField = "answer"
-
-// yesNo reads a yes or a no.
-func yesNo(text string) (bool, bool) {
-	word := strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!"))
-	switch word {
-	case "yes", "y", "true", "allow", "allow it", "ok", "okay", "go ahead", "approve", "approved":
-		return true, true
-	case "no", "n", "false", "deny", "don't", "do not", "refuse", "declined", "decline":
-		return false, true
-	}
-	return false, false
-}
-
-// pick finds text among a field's choices, ignoring case.
-func pick(enum any, text string) (string, bool) {
-	list, _ := enum.([]any)
-	for _, c := range list {
-		if s, ok := c.(string); ok && strings.EqualFold(strings.TrimSpace(text), s) {
-			return s, true
-		}
-	}
-	return "", false
-}
-
-// choicesOf lists a field's choices, quoted: as a stored question holds
-// them ([]any, read back from JSON) or as superagents_ask gives them to
-// the notice of a question being asked ([]string).
-func choicesOf(enum any) string {
-	var out []string
-	switch list := enum.(type) {
-	case []any:
-		for _, c := range list {
-			out = append(out, fmt.Sprintf("%q", c))
-		}
-	case []string:
-		for _, c := range list {
-			out = append(out, fmt.Sprintf("%q", c))
-		}
-	}
-	return strings.Join(out, ", ")
+	raw, err := json.Marshal(map[string]any{"action": "accept", "content": map[string]any{form.Field: value}})
+	return raw, fmt.Sprint(value), err
 }
 
 // steering is how a message sent to a task reads in its session.

@@ -9,7 +9,6 @@ package tasktools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -487,36 +486,16 @@ type SendView struct {
 // run.
 func (m *Tools) agentMayAnswer(ctx context.Context, t sa.Task, text string) error {
 	pending, err := m.rt.Tasks().PendingInputs(ctx, t.ID)
-	if err != nil || len(pending) == 0 || !asksAboutACommand(pending[0]) {
+	if err != nil || len(pending) == 0 {
 		return err
 	}
-	switch strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!")) {
-	case "no", "n", "false", "deny", "refuse", "decline":
+	form, err := pending[0].Form()
+	if err != nil || !form.YesNo {
+		return err
+	}
+	if yes, err := form.Read(text); err == nil && yes == false {
 		return nil
 	}
 	return fmt.Errorf("%w: task %s asks whether it may run a command its permissions leave to a person (%s); an agent may only answer no. "+
 		"The user can allow it (/send in the chat, superagents task send, the dashboard); otherwise it is not run", sa.ErrInvalid, sa.ShortID(t.ID), pending[0].Message)
-}
-
-// asksAboutACommand reports whether a question is a permission question
-// about a command: its form is a single yes-or-no.
-func asksAboutACommand(r sa.InputRequest) bool {
-	var req struct {
-		Params struct {
-			RequestedSchema struct {
-				Properties map[string]struct {
-					Type string `json:"type"`
-				} `json:"properties"`
-			} `json:"requestedSchema"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(r.Request, &req) != nil {
-		return false
-	}
-	for _, p := range req.Params.RequestedSchema.Properties {
-		if p.Type == "boolean" {
-			return true
-		}
-	}
-	return false
 }
