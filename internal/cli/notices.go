@@ -13,6 +13,7 @@ import (
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/internal/runtime"
+	"github.com/superagents/superagents/internal/tasktools"
 )
 
 const noticesLong = `Take the notices of a host conversation's background tasks that it was not
@@ -29,9 +30,6 @@ host's conversations are launched ({"type":"launched"}) and end
 by a cancel); each line it reads, {"take":"SESSION","id":N}, takes that
 conversation's notices and answers {"type":"notices","id":N,"text":...}
 ("" when there are none). It ends when its standard input closes.`
-
-// noticesHeader starts the notices, in the words of the MCP answers.
-const noticesHeader = "[superagents] Your background tasks since your last superagents call (endings, and questions waiting for your answer):\n\n"
 
 func (a *app) noticesCommand() *cobra.Command {
 	var host, session string
@@ -76,7 +74,7 @@ func takeNotices(ctx context.Context, rt *runtime.Runtime, host, session string)
 	if err != nil || len(notices) == 0 {
 		return "", err
 	}
-	return noticesHeader + strings.Join(notices, "\n\n"), nil
+	return tasktools.NoticesHeader + strings.Join(notices, "\n\n"), nil
 }
 
 // noticeFollower follows the change log for the tasks of one host's

@@ -8,13 +8,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/tasktools"
 )
 
-// noticesHeader and noticesEnd frame the notices at the top of a result.
-const (
-	noticesHeader = "[superagents] Your background tasks since your last superagents call (endings, and questions waiting for your answer):\n\n"
-	noticesEnd    = "\n\n---\n\n"
-)
+// noticesEnd ends the notices at the top of a result, after
+// tasktools.NoticesHeader and them.
+const noticesEnd = "\n\n---\n\n"
 
 // takeNotices returns the notices of the client's tasks that ended
 // since the last result that carried some, oldest first, each its
@@ -82,5 +81,5 @@ func noticesText(notices []string) string {
 	if len(notices) == 0 {
 		return ""
 	}
-	return noticesHeader + strings.Join(notices, "\n\n") + noticesEnd
+	return tasktools.NoticesHeader + strings.Join(notices, "\n\n") + noticesEnd
 }

@@ -416,6 +416,11 @@ func budgetNote(b sa.Budget) string {
 	return " Its budget, with the tasks it launches: " + strings.Join(limits, " and ") + "; it stops with an error when that is spent."
 }
 
+// NoticesHeader starts the notices a host conversation is given of its
+// tasks (their endings and questions), in a tool answer over MCP or in
+// the prompt OpenCode's plugin wakes a session with.
+const NoticesHeader = "[superagents] Your background tasks since your last superagents call (endings, and questions waiting for your answer):\n\n"
+
 // SendInput is the input of superagents_send.
 type SendInput struct {
 	TaskID  string `json:"task_id" jsonschema:"The id of a running task (from superagents_task or superagents_list)."`
