@@ -202,8 +202,8 @@ func (s *Server) anthropicUsage(req Request) Usage {
 	}
 	u.CacheWriteTokens = sum(ps[read:written])
 	u.InputTokens = sum(ps[written:])
-	if written > read {
-		s.writers[req.seq] = true
+	if written > read { // the delay is fixed now, under the lock that makes the write pending
+		s.writers[req.seq] = s.WriteDelay
 	}
 	return u
 }
@@ -212,7 +212,7 @@ func (s *Server) anthropicUsage(req Request) Usage {
 // to begin; a request that wrote waits WriteDelay first (the prefill).
 func (s *Server) started(ctx context.Context, req Request) bool {
 	s.mu.Lock()
-	wrote, delay := s.writers[req.seq], s.WriteDelay
+	delay, wrote := s.writers[req.seq]
 	s.mu.Unlock()
 	if !wrote {
 		return true

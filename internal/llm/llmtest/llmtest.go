@@ -142,7 +142,8 @@ type Server struct {
 	CacheMinTokens int
 	// WriteDelay holds back the answer of an Anthropic request that
 	// writes to the prompt cache, as the prefill of a long prompt does:
-	// what it writes is readable only once its answer begins.
+	// what it writes is readable only once its answer begins. A request
+	// takes the value in force when it writes (under mu).
 	WriteDelay time.Duration
 	// Clock is the cache's time (entries expire); nil is time.Now.
 	Clock func() time.Time
@@ -158,7 +159,7 @@ type Server struct {
 	requests []Request
 	calls    int
 	cache    promptCache
-	writers  map[int]bool // requests whose cache writes are not yet published
+	writers  map[int]time.Duration // requests whose cache writes are not yet published: their WriteDelay, read when they wrote
 	seq      int
 }
 
@@ -185,7 +186,7 @@ type event struct {
 
 func newServer(t testing.TB, a api) *Server {
 	t.Helper()
-	s := &Server{api: a, t: t, quit: make(chan struct{}), left: make(chan struct{}, 64), writers: map[int]bool{}}
+	s := &Server{api: a, t: t, quit: make(chan struct{}), left: make(chan struct{}, 64), writers: map[int]time.Duration{}}
 	hs := httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = hs.URL
 	// Cleanups run last-in first-out: release stalled handlers, then close.
