@@ -174,7 +174,16 @@ func TestUnknownConversationKeepsTheConnectionsTasks(t *testing.T) {
 // first.
 func TestNoticeOncePerConversation(t *testing.T) {
 	home := t.TempDir()
-	h := newHarnessWith(t, fakeModel, mcpserver.Options{Getenv: homeEnv(home)})
+	// The task ends only once both processes have looked: a task that
+	// ended before the second's first list would be its notice to take.
+	gate := make(chan struct{})
+	h := newHarnessWith(t, func(req llmtest.Request) llmtest.Reply {
+		select {
+		case <-gate:
+		case <-time.After(waitLimit):
+		}
+		return fakeModel(req)
+	}, mcpserver.Options{Getenv: homeEnv(home)})
 	host := conversationHosts[0]
 	w := host.open(t, home, h.ws, host.sessions[0])
 	w.user("Sum it in the background.")
@@ -188,6 +197,7 @@ func TestNoticeOncePerConversation(t *testing.T) {
 	if _, list := b.ok("superagents_list", map[string]any{}); len(list["tasks"].([]any)) != 1 {
 		t.Fatalf("the second process lists %v, want the conversation's task", list["tasks"])
 	}
+	close(gate)
 	h.stack.WaitTask(t, data["id"].(string))
 	if _, list := a.ok("superagents_list", map[string]any{}); list["notices"] == nil {
 		t.Fatalf("the first process to ask got no notice: %v", list)
