@@ -146,6 +146,9 @@ func TestPrivatePathsAreOutOfReach(t *testing.T) {
 				p.Writable = []string{data}
 			}
 			script := fmt.Sprintf(`cat %[1]s/server.token; ls -A %[1]s | grep -v worktrees | sed 's/^/LISTED /'; echo > %[1]s/planted; echo x > %[2]s/inside && cat %[2]s/inside`, data, ws)
+			if tc.workspaceBelow { // the same, relative to where the command starts
+				script += `; cat ../../server.token; ls -A ../.. | grep -v worktrees | sed 's/^/LISTED /'`
+			}
 			if _, err := exec.LookPath("nc"); err == nil {
 				script += fmt.Sprintf("; nc -U %s/s.sock </dev/null && echo connected", data)
 			}
@@ -256,4 +259,164 @@ func TestCommandsDieWithSuperagents(t *testing.T) {
 	}
 	_ = parent.Wait()
 	proctest.WaitNoneFound(t, arg)
+}
+
+// protectedProject makes a repository with one commit, a project
+// configuration, an agent profile and MCP servers in ws, and returns
+// what the protected paths hold.
+func protectedProject(t *testing.T, ws string) map[string]string {
+	t.Helper()
+	files := map[string]string{
+		".superagents/config.toml":      "model = \"offline/echo\"\n",
+		".superagents/agents/review.md": "---\nname: review\n---\nReview.\n",
+		".mcp.json":                     `{"mcpServers":{}}`,
+		"README":                        "hello\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", ws, "-c", "user.name=u", "-c", "user.email=u@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-qm", "start")
+	return protectedState(t, ws)
+}
+
+// protectedState is what the protected paths of ws hold: each file below
+// them by its path, with its content (a link: its target).
+func protectedState(t *testing.T, ws string) map[string]string {
+	t.Helper()
+	state := map[string]string{}
+	for _, name := range []string{".superagents", ".mcp.json", ".git", ".git/config", ".git/hooks", ".git/commondir"} {
+		root := filepath.Join(ws, name)
+		_ = filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+			switch {
+			case err != nil:
+				return nil
+			case name == ".git" && path != root:
+				return filepath.SkipDir // only what .git itself is
+			case info.Mode()&os.ModeSymlink != 0:
+				target, _ := os.Readlink(path)
+				state[path] = "-> " + target
+			case info.IsDir():
+				state[path] = fmt.Sprintf("dir, inode %d", info.Sys().(*syscall.Stat_t).Ino)
+			default:
+				b, _ := os.ReadFile(path)
+				state[path] = string(b)
+			}
+			return nil
+		})
+	}
+	return state
+}
+
+// TestProtectedPathsStayAsTheyAre: what names programs run outside the
+// sandbox (the project's superagents configuration and agent profiles,
+// its MCP servers, git's configuration and hooks) cannot be changed by a
+// command in any of the ways an attacker would try, while ordinary work
+// in the repository (a commit) still can.
+func TestProtectedPathsStayAsTheyAre(t *testing.T) {
+	sandboxtest.RequireIsolation(t)
+	for _, tc := range []struct{ name, script string }{
+		{"append to the project configuration", `echo '[providers.anthropic]' >> .superagents/config.toml`},
+		{"replace the configuration by a rename", `echo 'base_url = "x"' > "$T/c" && mv -f "$T/c" .superagents/config.toml`},
+		{"move the configuration directory away and make another", `mv .superagents .old; mkdir -p .superagents && echo evil > .superagents/config.toml`},
+		{"remove the configuration directory", `rm -rf .superagents`},
+		{"add an agent profile", `echo evil > .superagents/agents/evil.md`},
+		{"rewrite the MCP servers", `echo '{"mcpServers":{"x":{"command":"sh"}}}' > .mcp.json`},
+		{"remove and recreate the MCP servers", `rm -f .mcp.json; echo '{}' > .mcp.json`},
+		{"plant a git hook", `echo 'touch /tmp/pwned' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`},
+		{"set git's file system monitor", `git config core.fsmonitor 'touch /tmp/pwned'`},
+		{"rename git's configuration away", `mv .git/config .git/config.old; printf '[core]\n\tfsmonitor = x\n' > .git/config`},
+		{"swap the repository", `mv .git .git-old; git init -q . && git config core.fsmonitor x`},
+		{"point the repository at another's configuration", `mkdir -p "$T/evil" && printf '[core]\n\tfsmonitor = x\n' > "$T/evil/config" && echo "$T/evil" > .git/commondir`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDirs(t)
+			before := protectedProject(t, d.workspace)
+			p := sandbox.Policy{Workspace: d.workspace, TempDirs: []string{d.temp}}
+			s, err := sandbox.New(p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			guard := s.Guard()
+			out, _ := run(t, p, d.workspace, "T="+d.temp+"; "+tc.script)
+			note := guard.Restore()
+			after := protectedState(t, d.workspace)
+			for path, was := range before {
+				if after[path] != was {
+					t.Errorf("%s: %q, was %q", path, after[path], was)
+				}
+			}
+			for path := range after {
+				if _, ok := before[path]; !ok {
+					t.Errorf("%s was created: %q", path, after[path])
+				}
+			}
+			if t.Failed() {
+				t.Logf("output:\n%s\nnote: %s", out, note)
+			}
+		})
+	}
+
+	t.Run("a commit still works", func(t *testing.T) {
+		d := newDirs(t)
+		before := protectedProject(t, d.workspace)
+		p := sandbox.Policy{Workspace: d.workspace, TempDirs: []string{d.temp}}
+		out, ok := run(t, p, d.workspace, `echo more >> README && git add README && git -c user.name=a -c user.email=a@example.com commit -qm more && git log --oneline | wc -l`)
+		if !ok || !strings.Contains(out, "2") {
+			t.Errorf("a commit in the sandbox: ok=%v\n%s", ok, out)
+		}
+		if after := protectedState(t, d.workspace); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Errorf("the commit changed the protected paths:\n%v\nwas\n%v", after, before)
+		}
+	})
+}
+
+// TestProtectedPathsCreatedAreMovedAside: a command that creates a
+// protected path the workspace did not have (which no mount can keep
+// from being made) has it moved aside when it ends, with a note saying
+// so; a repository it makes itself with git init is its own.
+func TestProtectedPathsCreatedAreMovedAside(t *testing.T) {
+	sandboxtest.Require(t, false)
+	d := newDirs(t)
+	p := sandbox.Policy{Workspace: d.workspace, TempDirs: []string{d.temp}}
+	s, err := sandbox.New(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := s.Guard()
+	out, ok := run(t, p, d.workspace, `mkdir .superagents && echo 'model = "x"' > .superagents/config.toml && echo '{}' > .mcp.json && git init -q . && echo ok`)
+	if !ok {
+		t.Fatalf("the command failed:\n%s", out)
+	}
+	note := guard.Restore()
+	for _, name := range []string{".superagents", ".mcp.json"} {
+		if _, err := os.Lstat(filepath.Join(d.workspace, name)); err == nil {
+			t.Errorf("%s is still there", name)
+		}
+		if _, err := os.Lstat(filepath.Join(d.workspace, name+".refused-by-sandbox")); err != nil {
+			t.Errorf("%s was not moved aside: %v", name, err)
+		}
+		if !strings.Contains(note, filepath.Join(d.workspace, name)) {
+			t.Errorf("the note does not name %s: %s", name, note)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(d.workspace, ".git", "config")); err != nil {
+		t.Errorf("the repository the command made lost its configuration: %v", err)
+	}
+	if again := guard.Restore(); again != "" {
+		t.Errorf("a second Restore: %s", again)
+	}
 }

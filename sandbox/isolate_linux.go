@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 
@@ -141,8 +140,37 @@ func (r rules) isolate() error {
 			return fmt.Errorf("make the mount over %s read-only: %w", dir, err)
 		}
 	}
+	for _, path := range r.Pin {
+		if err := bindSelf(path); err != nil {
+			return err
+		}
+	}
+	for _, path := range r.ReadOnly {
+		if err := bindSelf(path); err != nil {
+			return err
+		}
+		if err := readOnlyMount(path); err != nil {
+			return err
+		}
+	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount a /proc of the sandbox's own: %w", err)
+	}
+	return enterAgain()
+}
+
+// enterAgain changes to the working directory again, by its path: the
+// directory the process started in is the one below the mounts made
+// since, and paths relative to it would not meet them (a relative
+// .mcp.json would be writable, and .. from a workspace below a hidden
+// directory would lead into it).
+func enterAgain() error {
+	wd, err := unix.Getwd()
+	if err != nil {
+		return fmt.Errorf("find the working directory: %w", err)
+	}
+	if err := unix.Chdir(wd); err != nil {
+		return fmt.Errorf("enter the working directory %s again: %w", wd, err)
 	}
 	return nil
 }
@@ -163,12 +191,6 @@ func (r rules) hidden() []string {
 	return out
 }
 
-// within reports whether path is dir or below it.
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
-}
-
 // hide mounts an empty directory over a directory, /dev/null over a file.
 func hide(path string) (isDir bool, err error) {
 	info, err := os.Stat(path)
@@ -187,6 +209,71 @@ func hide(path string) (isDir bool, err error) {
 		return false, fmt.Errorf("hide %s: %w", path, err)
 	}
 	return info.IsDir(), nil
+}
+
+// shields are the mounts that keep the workspace's protected paths as
+// they are (see rules.Pin and rules.ReadOnly), found when a command
+// starts: a protected path may have appeared since the sandbox was made.
+// A protected path that is a symbolic link is kept read-only where it
+// leads, when that is writable; the link itself is put back by Guard.
+func (s *Sandbox) shields() (pin, readOnly []string) {
+	if s.policy.Mode != WorkspaceWrite {
+		return nil, nil
+	}
+	ws := realPath(s.policy.Workspace)
+	pin = append(pin, ws)
+	git := filepath.Join(ws, gitName)
+	if info, err := os.Lstat(git); err == nil {
+		switch {
+		case info.IsDir():
+			pin = append(pin, git)
+		case info.Mode().IsRegular():
+			readOnly = append(readOnly, git)
+		}
+	}
+	for _, p := range protectedPaths(ws) {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || !slices.ContainsFunc(s.writable, func(w string) bool { return within(real, w) }) {
+			continue // absent, or out of the command's reach anyway
+		}
+		readOnly = append(readOnly, real)
+	}
+	return pin, readOnly
+}
+
+// bindSelf binds a path on itself: a mount point can be neither renamed
+// nor removed.
+func bindSelf(path string) error {
+	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("keep %s in place: %w", path, err)
+	}
+	return nil
+}
+
+// readOnlyMount makes the mount at path (and those below it) read-only.
+// mount_setattr changes that flag alone; the older remount must repeat
+// the flags a user namespace may not drop (nosuid, nodev, ...).
+func readOnlyMount(path string) error {
+	err := unix.MountSetattr(unix.AT_FDCWD, path, unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
+	if errors.Is(err, unix.ENOSYS) {
+		var st unix.Statfs_t
+		if err = unix.Statfs(path, &st); err == nil {
+			flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
+			for _, f := range []struct{ st, ms uintptr }{
+				{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+				{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+			} {
+				if uintptr(st.Flags)&f.st != 0 {
+					flags |= f.ms
+				}
+			}
+			err = unix.Mount("", path, "", flags, "")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("make %s read-only: %w", path, err)
+	}
+	return nil
 }
 
 // held is a directory kept open across the mount that hides it.

@@ -41,6 +41,11 @@ type rules struct {
 	// workspace of a task whose worktree is in the data directory).
 	Private []string `json:"private,omitempty"`
 	Expose  []string `json:"expose,omitempty"`
+	// Pin are bound on themselves, so that they can be neither renamed
+	// nor removed (the workspace, its .git directory); ReadOnly are
+	// bound on themselves read-only (the protected paths that exist).
+	Pin      []string `json:"pin,omitempty"`
+	ReadOnly []string `json:"read_only,omitempty"`
 	// Probe: confine this process and exit 0, running nothing (see
 	// probeIsolation).
 	Probe bool `json:"probe,omitempty"`
@@ -191,6 +196,7 @@ func (s *Sandbox) commandPath(path string, argv, env []string) (*exec.Cmd, error
 			return nil, fmt.Errorf("sandbox: %w", err)
 		}
 		r.Isolate, r.Private, r.Expose = true, s.private, []string{realPath(s.policy.Workspace)}
+		r.Pin, r.ReadOnly = s.shields()
 		attr = iso.attr()
 	}
 	spec, err := json.Marshal(r)

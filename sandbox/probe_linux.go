@@ -37,6 +37,7 @@ const lifetimeWait = 3 * time.Second
 // probeSpec is what the probe, inside the sandbox, tries.
 type probeSpec struct {
 	Inside, Outside string // files to create
+	Protected       string // a protected file of the workspace to change
 	Secret          string // a private file to read
 	PrivateDirs     []string
 	Socket          string // a Unix socket in a private directory
@@ -88,6 +89,7 @@ func (s probeSpec) run() []probeResult {
 	}
 	add("write outside", os.WriteFile(s.Outside, []byte("x"), 0o600), "written")
 	add("write inside", os.WriteFile(s.Inside, []byte("x"), 0o600), "written")
+	add("write protected", os.WriteFile(s.Protected, []byte("{}"), 0o600), "written")
 	sockets := []struct {
 		name               string
 		family, typ, proto int
@@ -253,8 +255,12 @@ func Check(p Policy) (Report, error) {
 	}
 	report := Report{Mode: s.Mode(), Network: s.Network(), Support: s.Support()}
 
+	protected := filepath.Join(dir("workspace"), ".mcp.json")
+	if err := os.WriteFile(protected, nil, 0o600); err != nil {
+		return Report{}, err
+	}
 	spec := probeSpec{
-		Inside: filepath.Join(dir("workspace"), "f"), Outside: filepath.Join(dir("outside"), "f"),
+		Inside: filepath.Join(dir("workspace"), "f"), Outside: filepath.Join(dir("outside"), "f"), Protected: protected,
 		Secret: secret, PrivateDirs: existing(private), ParentPID: os.Getpid(),
 	}
 	closeListeners, err := spec.listen(filepath.Join(dir("private"), "s.sock"))
@@ -368,6 +374,8 @@ func findings(s *Sandbox, results []probeResult, lifetime error) []Finding {
 			f.Name, f.Confined = "writes in the workspace ("+map[bool]string{true: "refused", false: "allowed"}[res.Refused]+")", res.Refused == (s.Mode() == ReadOnly)
 		case res.Name == "write outside":
 			f.Name = "writes outside the workspace"
+		case res.Name == "write protected":
+			f.Name = "writes to " + strings.Join(protectedNames, ", ") + " in the workspace"
 		case res.Name == "process lifetime":
 			f.Name, f.Confined, f.Detail = "processes a command leaves behind", lifetime != nil, "a process in a session of its own "+map[bool]string{true: "ended with the command", false: "was still running after the command ended"}[lifetime != nil]
 		case res.Name == "private file":

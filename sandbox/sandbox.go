@@ -214,6 +214,9 @@ type Sandbox struct {
 	// private are the paths hidden from commands, absolute, with
 	// symbolic links resolved.
 	private []string
+	// protected are the workspace's paths no command or file tool may
+	// write (see protectedNames), absolute, as the workspace is given.
+	protected []string
 	// self is the executable re-executed as the first process (Linux).
 	self string
 }
@@ -233,6 +236,7 @@ func New(p Policy, env []string) (*Sandbox, error) {
 		return nil, fmt.Errorf("sandbox: the workspace %q is not an absolute path", p.Workspace)
 	}
 	s.support = probe()
+	s.protected = protectedPaths(filepath.Clean(p.Workspace))
 	if p.Mode == WorkspaceWrite {
 		dirs := append([]string{p.Workspace}, p.Writable...)
 		if p.TempDirs != nil {
@@ -403,7 +407,7 @@ func (s *Sandbox) Explain(output string) string {
 	case ReadOnly:
 		b.WriteString(": it may not write any file")
 	default:
-		b.WriteString(": it may write only in the workspace and the temporary directories")
+		b.WriteString(": it may write only in the workspace (but not " + strings.Join(protectedNames, ", ") + ", which name programs run outside the sandbox) and the temporary directories")
 	}
 	netConfined := !s.policy.Network && s.support.Network
 	if netConfined {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -102,3 +103,33 @@ func seatbeltPrivate(args, private []string, workspace string, writes bool) []st
 }
 
 func seatbeltPrivateParam(i int) string { return fmt.Sprintf("PRIVATE_%d", i) }
+
+// seatbeltProtected adds to the arguments the rules that keep the
+// workspace's protected paths (protectedNames) as they are, after every
+// allow: no write below them, existing or not, and neither the
+// workspace nor its .git may be removed or renamed (to be put back as
+// another). A .git file (a worktree's) may not be rewritten either; a
+// .git directory may still be made (git init).
+func seatbeltProtected(args []string, workspace string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	out := slices.Clone(args)
+	var p strings.Builder
+	p.WriteString(out[1])
+	p.WriteString("(deny file-write*")
+	for i := range protectedNames {
+		fmt.Fprintf(&p, "\n  (subpath (param %q))", seatbeltProtectedParam(i))
+	}
+	p.WriteString(")\n(deny file-write-unlink (literal (param \"PROTECTED_WORKSPACE\")) (literal (param \"PROTECTED_GIT\")))\n")
+	p.WriteString("(deny file-write-data (literal (param \"PROTECTED_GIT\")))\n")
+	out[1] = p.String()
+	var params []string
+	for i, path := range protectedPaths(workspace) {
+		params = append(params, "-D", seatbeltProtectedParam(i)+"="+path)
+	}
+	params = append(params, "-D", "PROTECTED_WORKSPACE="+workspace, "-D", "PROTECTED_GIT="+filepath.Join(workspace, gitName))
+	return slices.Insert(out, slices.Index(out, "--"), params...)
+}
+
+func seatbeltProtectedParam(i int) string { return fmt.Sprintf("PROTECTED_%d", i) }

@@ -32,7 +32,11 @@ func (s *Sandbox) command(argv, env []string) (*exec.Cmd, error) {
 		return nil, err
 	}
 	args := seatbeltArgs(s.writable, s.policy.Network, append([]string{path}, argv[1:]...))
-	cmd := exec.Command(sandboxExec, seatbeltPrivate(args, s.private, realPath(s.policy.Workspace), s.policy.Mode == WorkspaceWrite)...)
+	args = seatbeltPrivate(args, s.private, realPath(s.policy.Workspace), s.policy.Mode == WorkspaceWrite)
+	if s.policy.Mode == WorkspaceWrite {
+		args = seatbeltProtected(args, realPath(s.policy.Workspace))
+	}
+	cmd := exec.Command(sandboxExec, args...)
 	cmd.Env = env
 	return cmd, nil
 }

@@ -165,3 +165,27 @@ func TestSeatbeltPrivate(t *testing.T) {
 		t.Fatalf("args = %q, want %q", args[2:], want)
 	}
 }
+
+// TestSeatbeltProtected: the workspace's protected paths are denied
+// writes after every allow (the workspace's own included), as
+// parameters, and the command still comes last.
+func TestSeatbeltProtected(t *testing.T) {
+	argv := []string{"/bin/bash", "-c", "echo hi"}
+	args := seatbeltProtected(seatbeltPrivate(seatbeltArgs([]string{"/ws"}, false, argv), []string{"/data"}, "/ws", true), "/ws")
+	profile := args[1]
+	if err := balanced(profile); err != "" {
+		t.Fatalf("profile: %s\n%s", err, profile)
+	}
+	allow := strings.LastIndex(profile, `(allow file-write* (subpath (param "WORKSPACE")))`)
+	deny := strings.LastIndex(profile, "(deny file-write*\n")
+	if allow < 0 || deny < allow || !strings.Contains(profile[deny:], `(subpath (param "PROTECTED_4"))`) ||
+		!strings.Contains(profile[deny:], `(deny file-write-unlink (literal (param "PROTECTED_WORKSPACE")) (literal (param "PROTECTED_GIT")))`) {
+		t.Fatalf("the protected paths are not denied after the workspace's allow:\n%s", profile)
+	}
+	want := []string{"-D", "WRITABLE_0=/ws", "-D", "PRIVATE_0=/data", "-D", "WORKSPACE=/ws",
+		"-D", "PROTECTED_0=/ws/.superagents", "-D", "PROTECTED_1=/ws/.mcp.json", "-D", "PROTECTED_2=/ws/.git/config", "-D", "PROTECTED_3=/ws/.git/hooks", "-D", "PROTECTED_4=/ws/.git/commondir",
+		"-D", "PROTECTED_WORKSPACE=/ws", "-D", "PROTECTED_GIT=/ws/.git", "--", "/bin/bash", "-c", "echo hi"}
+	if !slices.Equal(args[2:], want) {
+		t.Fatalf("args = %q\nwant %q", args[2:], want)
+	}
+}

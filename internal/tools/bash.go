@@ -86,7 +86,7 @@ func sandboxNote(mode sandbox.Mode, enforced, noNetwork, netEnforced bool) strin
 	if mode == sandbox.Off {
 		return ""
 	}
-	writes := "write only in the workspace and the temporary directories"
+	writes := "write only in the workspace (but not its .superagents, .mcp.json, nor git's configuration and hooks) and the temporary directories"
 	if mode == sandbox.ReadOnly {
 		writes = "write no file"
 	}
@@ -109,7 +109,7 @@ func sandboxNote(mode sandbox.Mode, enforced, noNetwork, netEnforced bool) strin
 	case noNetwork:
 		note += "; this system cannot refuse network connections, but the user's configuration allows none: open none"
 	}
-	return note + ". " + refused + " fails with \"Permission denied\" or \"Operation not permitted\"; do not try to get around it, tell the user."
+	return note + ". " + refused + " fails with \"Permission denied\", \"Operation not permitted\" or \"Read-only file system\"; do not try to get around it, tell the user."
 }
 
 func newBash(ws *Workspace, opts BashOptions, sb *sandbox.Sandbox) (Tool, error) {
@@ -163,9 +163,15 @@ func newBash(ws *Workspace, opts BashOptions, sb *sandbox.Sandbox) (Tool, error)
 				return Errorf("timeout_seconds may be at most %d", int(opts.MaxTimeout/time.Second)), nil
 			}
 		}
+		guard := sb.Guard()
 		res, err := runBash(ctx, sb, ws.Dir(), env, in.Command, timeout)
 		if note := sb.Explain(res.Output); note != "" {
 			res.Output = withNote(res.Output, note)
+		}
+		// Every process of the command has ended: what it created of the
+		// protected paths can be moved aside for good.
+		if note := guard.Restore(); note != "" {
+			res.Output, res.IsError = withNote(res.Output, note), true
 		}
 		return res, err
 	})

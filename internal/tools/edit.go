@@ -31,6 +31,11 @@ func newEdit(ws *Workspace, sb *sandbox.Sandbox) (Tool, error) {
 		if refusal := sb.WriteRefusal(); refusal != "" {
 			return Errorf("%s", refusal), nil
 		}
+		if rel, err := ws.Rel(in.Path); err == nil {
+			if refusal := sb.ProtectedRefusal(ws.Abs(rel)); refusal != "" {
+				return Errorf("%s", refusal), nil
+			}
+		}
 		return editFile(ws, in)
 	})
 }

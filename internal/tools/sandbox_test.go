@@ -103,10 +103,24 @@ func TestFileToolsInReadOnlySandbox(t *testing.T) {
 
 // BenchmarkBashSandbox is the cost the sandbox adds to one bash call: the
 // same command with the sandbox off and in each mode.
+//
+// "workspace-write/project": a workspace with every protected path
+// (.superagents, .mcp.json, .git/config, .git/hooks), each kept
+// read-only by a mount of its own.
 func BenchmarkBashSandbox(b *testing.B) {
-	for _, mode := range []sandbox.Mode{sandbox.Off, sandbox.WorkspaceWrite, sandbox.ReadOnly} {
-		b.Run(string(mode), func(b *testing.B) {
-			_, set := newTestWorkspace(b, nil, Options{Sandbox: sandbox.Policy{Mode: mode}})
+	project := map[string]string{".superagents/config.toml": "", ".mcp.json": "{}", ".git/config": "", ".git/hooks/README": "", ".git/HEAD": "ref: refs/heads/main\n"}
+	for _, tc := range []struct {
+		name  string
+		mode  sandbox.Mode
+		files map[string]string
+	}{
+		{"off", sandbox.Off, nil},
+		{"workspace-write", sandbox.WorkspaceWrite, nil},
+		{"workspace-write/project", sandbox.WorkspaceWrite, project},
+		{"read-only", sandbox.ReadOnly, nil},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			_, set := newTestWorkspace(b, tc.files, Options{Sandbox: sandbox.Policy{Mode: tc.mode}})
 			input := []byte(`{"command":"true"}`)
 			for b.Loop() {
 				res, err := set.Call(context.Background(), Bash, input)
@@ -161,5 +175,104 @@ func TestSandboxNote(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFileToolsLeaveProtectedPathsAlone: write and edit refuse the
+// paths that name programs run outside the sandbox (the project's
+// configuration, its MCP servers, git's configuration and hooks, a
+// worktree's .git file), by any path that leads there, and write the
+// rest of the workspace as before.
+func TestFileToolsLeaveProtectedPathsAlone(t *testing.T) {
+	files := map[string]string{
+		".superagents/config.toml": "model = \"offline/echo\"\n",
+		".mcp.json":                "{}\n",
+		".git/config":              "[core]\n",
+		".git/hooks/README":        "hooks\n",
+		"a.txt":                    "old\n",
+	}
+	ws, set := newTestWorkspace(t, files, Options{})
+	if err := os.Symlink(".git", filepath.Join(ws.Dir(), "g")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		tool  string
+		input obj
+	}{
+		{"the project's configuration", Write, obj{"path": ".superagents/config.toml", "content": "x"}},
+		{"an agent profile", Write, obj{"path": ".superagents/agents/evil.md", "content": "x"}},
+		{"the MCP servers, edited", Edit, obj{"path": ".mcp.json", "old_string": "{}", "new_string": `{"mcpServers":{}}`}},
+		{"a git hook", Write, obj{"path": ".git/hooks/pre-commit", "content": "x"}},
+		{"git's configuration, by an absolute path", Edit, obj{"path": filepath.Join(ws.Dir(), ".git/config"), "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = x"}},
+		{"a git hook through a link to .git", Write, obj{"path": "g/hooks/post-checkout", "content": "x"}},
+		{"another repository's configuration", Write, obj{"path": ".git/commondir", "content": "/tmp/evil"}},
+		{"a .git file", Write, obj{"path": "sub/../.git", "content": "gitdir: /tmp/evil"}},
+		{"through ..", Write, obj{"path": "x/../.mcp.json", "content": "x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := call(t, set, tc.tool, tc.input)
+			if !res.IsError || !strings.Contains(res.Output, "is protected") || !strings.Contains(res.Output, "tell the user") {
+				t.Errorf("got %+v, want a refusal", res)
+			}
+		})
+	}
+	for name, text := range files {
+		if data, _ := os.ReadFile(filepath.Join(ws.Dir(), name)); string(data) != text {
+			t.Errorf("%s changed: %q", name, data)
+		}
+	}
+	for _, name := range []string{".superagents/agents", ".git/hooks/pre-commit", ".git/hooks/post-checkout", ".git/commondir"} {
+		if _, err := os.Lstat(filepath.Join(ws.Dir(), name)); err == nil {
+			t.Errorf("%s was written", name)
+		}
+	}
+	for _, in := range []obj{
+		{"path": ".superagents-notes.md", "content": "x"},
+		{"path": ".gitignore", "content": "x"},
+		{"path": "docs/.git-notes", "content": "x"},
+	} {
+		if res := call(t, set, Write, in); res.IsError {
+			t.Errorf("write %s refused: %+v", in["path"], res)
+		}
+	}
+	if res := call(t, set, Edit, obj{"path": "a.txt", "old_string": "old", "new_string": "new"}); res.IsError {
+		t.Errorf("edit refused: %+v", res)
+	}
+}
+
+// TestBashProtectedPaths: a command cannot change the project's MCP
+// servers, and one it creates is moved aside when it ends, its output
+// saying so.
+func TestBashProtectedPaths(t *testing.T) {
+	sandboxtest.Require(t, false)
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	ws, set := newTestWorkspace(t, nil, Options{Sandbox: sandbox.Policy{TempDirs: []string{t.TempDir()}}, Bash: BashOptions{Env: env}})
+	res := call(t, set, Bash, obj{"command": `echo '{"mcpServers":{"x":{"command":"sh"}}}' > .mcp.json && echo wrote`})
+	for _, want := range []string{"wrote", "[sandbox: this command created " + filepath.Join(ws.Dir(), ".mcp.json"), ".refused-by-sandbox", "Tell the user"} {
+		if !strings.Contains(res.Output, want) {
+			t.Errorf("output lacks %q:\n%s", want, res.Output)
+		}
+	}
+	if !res.IsError {
+		t.Errorf("IsError = false:\n%s", res.Output)
+	}
+	if _, err := os.Stat(filepath.Join(ws.Dir(), ".mcp.json")); err == nil {
+		t.Error(".mcp.json is still there")
+	}
+	if !sandboxtest.Isolates(t) {
+		return
+	}
+	if err := os.WriteFile(filepath.Join(ws.Dir(), ".mcp.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = call(t, set, Bash, obj{"command": `echo '{"mcpServers":{}}' > .mcp.json`})
+	for _, want := range []string{"Read-only file system", "but not .superagents, .mcp.json"} {
+		if !strings.Contains(res.Output, want) {
+			t.Errorf("output lacks %q:\n%s", want, res.Output)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws.Dir(), ".mcp.json")); string(data) != "{}\n" {
+		t.Errorf(".mcp.json changed: %q", data)
 	}
 }

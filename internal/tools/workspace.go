@@ -42,6 +42,9 @@ func OpenWorkspace(dir string) (*Workspace, error) {
 // Dir returns the workspace's absolute path.
 func (w *Workspace) Dir() string { return w.dir }
 
+// Abs returns the absolute path of rel, a path Rel returned.
+func (w *Workspace) Abs(rel string) string { return filepath.Join(w.dir, filepath.FromSlash(rel)) }
+
 // Root returns the os.Root every file access goes through.
 func (w *Workspace) Root() *os.Root { return w.root }
 

@@ -33,6 +33,9 @@ func newWrite(ws *Workspace, sb *sandbox.Sandbox) (Tool, error) {
 		if rel == "." {
 			return Errorf("give the path of a file, not the workspace itself"), nil
 		}
+		if refusal := sb.ProtectedRefusal(ws.Abs(rel)); refusal != "" {
+			return Errorf("%s", refusal), nil
+		}
 		existed := false
 		switch info, err := ws.Root().Stat(rel); {
 		case err == nil && info.IsDir():
