@@ -177,6 +177,7 @@ func (c *Config) mergeFile(path string, project *projectFile) (*File, error) {
 	if project != nil {
 		user = *c
 		user.Providers = maps.Clone(c.Providers)
+		user.Models = maps.Clone(c.Models)
 		// Decoded on their own, the project's permissions narrow the
 		// user's instead of replacing them.
 		c.Permissions = tools.Policy{}

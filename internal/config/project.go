@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/superagents/superagents/internal/tools"
 )
@@ -21,9 +22,15 @@ import (
 //   - its [permissions] can only narrow the user's (tools.Policy.Narrowing),
 //     trusted or not, as its [sandbox] can only be stricter (noteSandbox).
 //
+//   - what tasks may spend (tasks.max_cost, max_tokens, spawn_depth,
+//     concurrency, timeout, limits.max_steps) an untrusted project may
+//     lower, never raise, and its model prices are ignored: a price
+//     lowered, or a model made free, would let a budget pass
+//     (narrowCosts).
+//
 // What it may not set is ignored with a warning; the rest (a model of a
-// known provider, limits, tasks, fork, compaction, models, mcp) it sets
-// freely.
+// known provider, other limits and task settings, fork, compaction, a
+// model's context window, mcp) it sets freely.
 
 // projectFile is what Load knows of the project file it merges.
 type projectFile struct {
@@ -62,12 +69,46 @@ func (c *Config) ignoreUntrusted(f *File, user Config, workspace string) {
 	}
 	c.Database = user.Database
 	ignored = append(ignored, f.keysUnder("database")...)
-	if len(ignored) == 0 {
-		return
+	if len(ignored) > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf(
+			"%s: ignored %s: a project's configuration file may choose where requests, keys and data go only in a project you trust: use --trust-project, or add %q to trusted_projects in your own configuration file",
+			f.Path, f.listKeys(ignored), workspace))
 	}
-	c.Warnings = append(c.Warnings, fmt.Sprintf(
-		"%s: ignored %s: a project's configuration file may choose where requests, keys and data go only in a project you trust: use --trust-project, or add %q to trusted_projects in your own configuration file",
-		f.Path, f.listKeys(ignored), workspace))
+	if raised := c.narrowCosts(f, user); len(raised) > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf(
+			"%s: ignored %s: a project's configuration file may lower what tasks may spend, and set model prices, only in a project you trust: use --trust-project, or add %q to trusted_projects in your own configuration file",
+			f.Path, f.listKeys(raised), workspace))
+	}
+}
+
+// narrowCosts puts back, from user, the spending limits an untrusted
+// project's file f raised and the model prices it set, and returns their
+// keys.
+func (c *Config) narrowCosts(f *File, user Config) []string {
+	var raised []string
+	raise := func(key string) { raised = append(raised, key) }
+	lower(f, "tasks.max_cost", &c.Tasks.MaxCost, user.Tasks.MaxCost, true, raise)
+	lower(f, "tasks.max_tokens", &c.Tasks.MaxTokens, user.Tasks.MaxTokens, true, raise)
+	lower(f, "tasks.spawn_depth", &c.Tasks.SpawnDepth, user.Tasks.SpawnDepth, false, raise)
+	lower(f, "tasks.concurrency", &c.Tasks.Concurrency, user.Tasks.Concurrency, false, raise)
+	lower(f, "tasks.timeout", &c.Tasks.Timeout.Duration, user.Tasks.Timeout.Duration, false, raise)
+	lower(f, "limits.max_steps", &c.Limits.MaxSteps, user.Limits.MaxSteps, false, raise)
+	for _, name := range slices.Sorted(maps.Keys(c.Models)) {
+		m, was := c.Models[name], user.Models[name]
+		var keys []string
+		for _, key := range []string{"input", "output", "cache_read", "cache_write", "free"} {
+			if f.Has("models." + name + "." + key) {
+				keys = append(keys, "models."+name+"."+key)
+			}
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		m.Input, m.Output, m.CacheRead, m.CacheWrite, m.Free = was.Input, was.Output, was.CacheRead, was.CacheWrite, was.Free
+		c.Models[name] = m
+		raised = append(raised, keys...)
+	}
+	return raised
 }
 
 // narrowPermissions makes the project's [permissions], which c holds
@@ -103,6 +144,23 @@ func (c *Config) narrowPermissions(f *File, user tools.Policy) error {
 			f.Path, f.listKeys(loose)))
 	}
 	return nil
+}
+
+// lower puts back the user's value of a limit the file set higher, or,
+// where 0 is no limit (zeroIsNone), set to 0 in place of the user's
+// limit, and calls raised with its key.
+func lower[T int | int64 | float64 | time.Duration](f *File, key string, project *T, users T, zeroIsNone bool, raised func(string)) {
+	if !f.Has(key) {
+		return
+	}
+	higher := *project > users
+	if zeroIsNone {
+		higher = users != 0 && (*project == 0 || *project > users)
+	}
+	if higher {
+		*project = users
+		raised(key)
+	}
 }
 
 // keysUnder returns the keys the file sets under prefix, sorted.

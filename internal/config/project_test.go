@@ -134,6 +134,55 @@ func TestProjectFileTrust(t *testing.T) {
 			ignored:   "providers.anthropic.base_url (line 2)",
 		},
 		{
+			name:      "a task budget raised",
+			user:      "[tasks]\nmax_cost = 5.0\n",
+			project:   "[tasks]\nmax_cost = 500.0\n",
+			get:       func(c Config) string { return fmt.Sprint(c.Tasks.MaxCost) },
+			untrusted: "5",
+			trusted:   "500",
+			ignored:   "tasks.max_cost (line 2)",
+		},
+		{
+			name:      "a task budget removed",
+			user:      "[tasks]\nmax_cost = 5.0\n",
+			project:   "[tasks]\nmax_cost = 0.0\n",
+			get:       func(c Config) string { return fmt.Sprint(c.Tasks.MaxCost) },
+			untrusted: "5",
+			trusted:   "0",
+			ignored:   "tasks.max_cost (line 2)",
+		},
+		{
+			name:      "a task budget lowered, or set where the user has none",
+			user:      "[tasks]\nmax_cost = 5.0\n",
+			project:   "[tasks]\nmax_cost = 1.0\nmax_tokens = 20000\n",
+			get:       func(c Config) string { return fmt.Sprint(c.Tasks.MaxCost, " ", c.Tasks.MaxTokens) },
+			untrusted: "1 20000",
+			trusted:   "1 20000",
+		},
+		{
+			name:    "the token budget, depth, concurrency, timeout and steps raised",
+			user:    "[tasks]\nmax_tokens = 1000\n",
+			project: "[tasks]\nmax_tokens = 0\nspawn_depth = 10\nconcurrency = 64\ntimeout = \"10h\"\n[limits]\nmax_steps = 500\n",
+			get: func(c Config) string {
+				return fmt.Sprint(c.Tasks.MaxTokens, " ", c.Tasks.SpawnDepth, " ", c.Tasks.Concurrency, " ", c.Tasks.Timeout.Duration, " ", c.Limits.MaxSteps)
+			},
+			untrusted: "1000 3 8 30m0s 50",
+			trusted:   "0 10 64 10h0m0s 500",
+			ignored:   "tasks.max_tokens (line 2), tasks.spawn_depth (line 3), tasks.concurrency (line 4), tasks.timeout (line 5), limits.max_steps (line 7)",
+		},
+		{
+			name:      "a model's prices lowered, or made free",
+			user:      "[models.\"anthropic/claude-x\"]\ninput = 3.0\noutput = 15.0\n",
+			project:   "[models.\"anthropic/claude-x\"]\ninput = 0.1\ncontext_window = 1000\n[models.\"ollama/mine\"]\nfree = true\n",
+			get: func(c Config) string {
+				m := c.Models["anthropic/claude-x"]
+				return fmt.Sprint(m.Input, " ", m.Output, " ", m.ContextWindow, " ", c.Models["ollama/mine"].Free)
+			},
+			untrusted: "3 15 1000 false",
+			trusted:   "0.1 15 1000 true",
+			ignored:   "models.anthropic/claude-x.input (line 2), models.ollama/mine.free (line 5)",
+		},
+		{
 			name: "what a project sets freely",
 			project: "model = \"openai/gpt-4.1\"\n[providers.vllm]\nstream_usage = false\n[limits]\nmax_steps = 9\n" +
 				"[tasks]\nconcurrency = 2\n[compaction]\nthreshold = 0.5\n[models.\"vllm/mine\"]\ncontext_window = 32768\n[mcp]\nhost = \"codex\"\n",
