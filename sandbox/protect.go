@@ -57,16 +57,17 @@ func (s *Sandbox) ProtectedRefusal(path string) string {
 	if s.policy.Mode == Off || len(s.protected) == 0 {
 		return ""
 	}
+	// Compared without case: on macOS .MCP.json is .mcp.json.
 	resolved := resolveExisting(path)
 	git := filepath.Join(s.policy.Workspace, gitName)
 	for _, candidate := range []string{filepath.Clean(path), resolved} {
-		if candidate == git || candidate == realPath(git) {
+		if strings.EqualFold(candidate, git) || strings.EqualFold(candidate, realPath(git)) {
 			return fmt.Sprintf("%s is protected: agents may not write %s, which tells git where the repository is. Do not try to get around it: tell the user what to change there", candidate, gitName)
 		}
 	}
 	for i, p := range s.protected {
 		for _, candidate := range []string{filepath.Clean(path), resolved} {
-			if within(candidate, p) || within(candidate, realPath(p)) {
+			if withinFold(candidate, p) || withinFold(candidate, realPath(p)) {
 				return fmt.Sprintf("%s is protected: agents may not change %s, which %s. Do not try to get around it: tell the user what to change there",
 					candidate, protectedNames[i], protectedWhy(protectedNames[i]))
 			}
@@ -193,4 +194,9 @@ func (g *Guard) Restore() string {
 func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// withinFold is within, without case.
+func withinFold(path, dir string) bool {
+	return within(strings.ToLower(path), strings.ToLower(dir))
 }

@@ -209,6 +209,7 @@ func TestFileToolsLeaveProtectedPathsAlone(t *testing.T) {
 		{"another repository's configuration", Write, obj{"path": ".git/commondir", "content": "/tmp/evil"}},
 		{"a .git file", Write, obj{"path": "sub/../.git", "content": "gitdir: /tmp/evil"}},
 		{"through ..", Write, obj{"path": "x/../.mcp.json", "content": "x"}},
+		{"in other case (one file on macOS)", Write, obj{"path": ".Superagents/config.toml", "content": "x"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := call(t, set, tc.tool, tc.input)
@@ -222,7 +223,7 @@ func TestFileToolsLeaveProtectedPathsAlone(t *testing.T) {
 			t.Errorf("%s changed: %q", name, data)
 		}
 	}
-	for _, name := range []string{".superagents/agents", ".git/hooks/pre-commit", ".git/hooks/post-checkout", ".git/commondir"} {
+	for _, name := range []string{".superagents/agents", ".Superagents", ".git/hooks/pre-commit", ".git/hooks/post-checkout", ".git/commondir"} {
 		if _, err := os.Lstat(filepath.Join(ws.Dir(), name)); err == nil {
 			t.Errorf("%s was written", name)
 		}
