@@ -127,6 +127,9 @@ type app struct {
 	// drain is how long its running tasks may finish when it stops.
 	node  bool
 	drain time.Duration
+	// ownFiles are superagents' own files named on the command line
+	// (serve --token-file), hidden from commands as its directories are.
+	ownFiles []string
 }
 
 func (a *app) rootCommand() *cobra.Command {

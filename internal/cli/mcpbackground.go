@@ -132,10 +132,11 @@ func (a *app) mcpSandboxWarning(cfg config.Config) string {
 }
 
 // privatePaths are superagents' own files as this command places them
-// (sandbox.PrivatePaths), with its data directory.
+// (sandbox.PrivatePaths), with its data directory and the files named on
+// its command line.
 func (a *app) privatePaths() []string {
 	dataDir, _ := a.resolveDataDir()
-	return sandbox.PrivatePaths(a.env.Getenv, dataDir)
+	return sandbox.PrivatePaths(a.env.Getenv, append([]string{dataDir}, a.ownFiles...)...)
 }
 
 // mcpLogPath is the background server's log, in the data directory.

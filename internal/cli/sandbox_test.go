@@ -1,12 +1,19 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/superagents/superagents/internal/cli"
+	"github.com/superagents/superagents/internal/frontends"
 	"github.com/superagents/superagents/internal/sandboxtest"
 )
 
@@ -74,4 +81,85 @@ reply = "peeked"
 	if entry := regexp.MustCompile(`entry:[^$]`).FindString(out); entry != "" {
 		t.Fatalf("the command listed the data directory (%s):\n%s", entry, out)
 	}
+}
+
+// TestCommandsCannotReadTheServeTokenFile: serve's --token-file, wherever
+// it lies, is hidden from the commands of the tasks it runs, as the data
+// directory is.
+func TestCommandsCannotReadTheServeTokenFile(t *testing.T) {
+	sandboxtest.RequireIsolation(t)
+	const token = "outside-token-0123456789abcdef"
+	h := newHarness(t)
+	tokenFile := filepath.Join(t.TempDir(), "api-token")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "script.toml")
+	writeFile(t, script, `[[rules]]
+contains = "peek"
+step = 1
+tool_calls = [{ name = "bash", input = { command = "cat '`+tokenFile+`'; echo reading done" } }]
+
+[[rules]]
+contains = "peek"
+after_tool = "bash"
+reply = "peeked"
+`)
+	h.env["SUPERAGENTS_OFFLINE_SCRIPT"] = script
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var stderr syncBuffer
+	exited := make(chan int, 1)
+	go func() {
+		exited <- frontends.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--model", "offline", "--token-file", tokenFile}, cli.Env{
+			Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr,
+			Getenv: func(k string) string { return h.env[k] },
+		})
+	}()
+	d := waitDiscovery(t, h.dataDir, exited, &stderr)
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	call := func(method, path, body string, out any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, d.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		data, _ := io.ReadAll(res.Body)
+		if res.StatusCode >= 300 {
+			t.Fatalf("%s %s = %d %s", method, path, res.StatusCode, data)
+		}
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("%s %s: %v: %s", method, path, err, data)
+		}
+	}
+	var task struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	}
+	var session struct {
+		ID string `json:"id"`
+	}
+	call("POST", "/v1/sessions", `{}`, &session)
+	call("POST", "/v1/tasks", `{"session_id":"`+session.ID+`","description":"peek","prompt":"peek","agent":"general"}`, &task)
+	for deadline := time.Now().Add(time.Minute); task.Status != "completed"; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) || task.Status == "error" || task.Status == "cancelled" {
+			t.Fatalf("task %+v did not complete", task)
+		}
+		call("GET", "/v1/tasks/"+task.ID, "", &task)
+	}
+	var history json.RawMessage
+	call("GET", "/v1/tasks/"+task.ID+"/messages", "", &history)
+	if !strings.Contains(string(history), "reading done") {
+		t.Fatalf("the command did not run: %s", history)
+	}
+	if strings.Contains(string(history), token) {
+		t.Fatalf("the command read the token file: %s", history)
+	}
+	stop()
+	<-exited
 }

@@ -80,6 +80,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return err
 	}
+	a.ownFiles = append(a.ownFiles, f.tokenFile) // before the runtime's sandbox is made
 	proc, err := a.process()
 	if err != nil {
 		return err
