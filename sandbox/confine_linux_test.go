@@ -419,4 +419,17 @@ func TestProtectedPathsCreatedAreMovedAside(t *testing.T) {
 	if again := guard.Restore(); again != "" {
 		t.Errorf("a second Restore: %s", again)
 	}
+	// Made again: moved aside beside the first, which stays.
+	guard = s.Guard()
+	if out, ok := run(t, p, d.workspace, `mkdir .superagents && echo 'model = "y"' > .superagents/config.toml`); !ok {
+		t.Fatalf("the command failed:\n%s", out)
+	}
+	if note := guard.Restore(); !strings.Contains(note, "moved aside") {
+		t.Errorf("the second time: %s", note)
+	}
+	for name, want := range map[string]string{".superagents.refused-by-sandbox": "x", ".superagents.refused-by-sandbox.2": "y"} {
+		if b, err := os.ReadFile(filepath.Join(d.workspace, name, "config.toml")); err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s: %q, %v", name, b, err)
+		}
+	}
 }

@@ -221,7 +221,9 @@ func (s *Sandbox) shields() (pin, readOnly []string) {
 		return nil, nil
 	}
 	ws := realPath(s.policy.Workspace)
-	pin = append(pin, ws)
+	if ws != "/" { // a mount over / is not met from the process's root
+		pin = append(pin, ws)
+	}
 	git := filepath.Join(ws, gitName)
 	if info, err := os.Lstat(git); err == nil {
 		switch {

@@ -150,7 +150,7 @@ func (g *Guard) Restore() string {
 	}
 	var moved, failed []string
 	moveAside := func(p string) bool {
-		if err := os.Rename(p, p+refusedSuffix); err != nil {
+		if err := os.Rename(p, asideName(p)); err != nil {
 			failed = append(failed, fmt.Sprintf("%s (%v)", p, err))
 			return false
 		}
@@ -181,13 +181,26 @@ func (g *Guard) Restore() string {
 	}
 	var note []string
 	if len(moved) > 0 {
-		note = append(note, fmt.Sprintf("[sandbox: this command created %s, which agents may not write (it names programs run outside the sandbox, or where keys go); moved aside to the same name with %q. Tell the user if the project needs it.]",
+		note = append(note, fmt.Sprintf("[sandbox: this command created or replaced %s, which agents may not write (it names programs run outside the sandbox, or where keys go); moved aside to the same name with %q. Tell the user if the project needs it.]",
 			strings.Join(moved, ", "), refusedSuffix))
 	}
 	if len(failed) > 0 {
 		note = append(note, "[sandbox: this command created "+strings.Join(failed, ", ")+", which agents may not write, and it could not be moved aside: tell the user.]")
 	}
 	return strings.Join(note, "\n")
+}
+
+// asideName is the name p is moved aside to: p with refusedSuffix, and a
+// number when an earlier one is there.
+func asideName(p string) string {
+	name := p + refusedSuffix
+	for n := 2; n < 1000; n++ {
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		name = fmt.Sprintf("%s%s.%d", p, refusedSuffix, n)
+	}
+	return name
 }
 
 // within reports whether path is dir or below it.

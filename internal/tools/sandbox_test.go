@@ -250,7 +250,7 @@ func TestBashProtectedPaths(t *testing.T) {
 	env := []string{"PATH=" + os.Getenv("PATH")}
 	ws, set := newTestWorkspace(t, nil, Options{Sandbox: sandbox.Policy{TempDirs: []string{t.TempDir()}}, Bash: BashOptions{Env: env}})
 	res := call(t, set, Bash, obj{"command": `echo '{"mcpServers":{"x":{"command":"sh"}}}' > .mcp.json && echo wrote`})
-	for _, want := range []string{"wrote", "[sandbox: this command created " + filepath.Join(ws.Dir(), ".mcp.json"), ".refused-by-sandbox", "Tell the user"} {
+	for _, want := range []string{"wrote", "[sandbox: this command created or replaced " + filepath.Join(ws.Dir(), ".mcp.json"), ".refused-by-sandbox", "Tell the user"} {
 		if !strings.Contains(res.Output, want) {
 			t.Errorf("output lacks %q:\n%s", want, res.Output)
 		}
