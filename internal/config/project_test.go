@@ -171,9 +171,9 @@ func TestProjectFileTrust(t *testing.T) {
 			ignored:   "tasks.max_tokens (line 2), tasks.spawn_depth (line 3), tasks.concurrency (line 4), tasks.timeout (line 5), limits.max_steps (line 7)",
 		},
 		{
-			name:      "a model's prices lowered, or made free",
-			user:      "[models.\"anthropic/claude-x\"]\ninput = 3.0\noutput = 15.0\n",
-			project:   "[models.\"anthropic/claude-x\"]\ninput = 0.1\ncontext_window = 1000\n[models.\"ollama/mine\"]\nfree = true\n",
+			name:    "a model's prices lowered, or made free",
+			user:    "[models.\"anthropic/claude-x\"]\ninput = 3.0\noutput = 15.0\n",
+			project: "[models.\"anthropic/claude-x\"]\ninput = 0.1\ncontext_window = 1000\n[models.\"ollama/mine\"]\nfree = true\n",
 			get: func(c Config) string {
 				m := c.Models["anthropic/claude-x"]
 				return fmt.Sprint(m.Input, " ", m.Output, " ", m.ContextWindow, " ", c.Models["ollama/mine"].Free)
