@@ -81,25 +81,26 @@ func seatbeltPrivate(args, private []string, workspace string, writes bool) []st
 	if len(private) == 0 || len(args) < 2 {
 		return args
 	}
-	out := slices.Clone(args)
 	var p strings.Builder
-	p.WriteString(out[1])
+	var params []string
 	p.WriteString("(deny file-read* file-write*")
-	for i := range private {
+	for i, path := range private {
 		fmt.Fprintf(&p, "\n  (subpath (param %q))", seatbeltPrivateParam(i))
+		params = append(params, "-D", seatbeltPrivateParam(i)+"="+path)
 	}
 	p.WriteString(")\n(allow file-read* (subpath (param \"WORKSPACE\")))\n")
 	if writes {
 		p.WriteString("(allow file-write* (subpath (param \"WORKSPACE\")))\n")
 	}
-	out[1] = p.String()
-	dashes := slices.Index(out, "--")
-	var params []string
-	for i, path := range private {
-		params = append(params, "-D", seatbeltPrivateParam(i)+"="+path)
-	}
-	params = append(params, "-D", "WORKSPACE="+workspace)
-	return slices.Insert(out, dashes, params...)
+	return seatbeltAdd(args, p.String(), append(params, "-D", "WORKSPACE="+workspace))
+}
+
+// seatbeltAdd appends rules to the profile of seatbeltArgs's arguments,
+// and the parameters they name before the command.
+func seatbeltAdd(args []string, rules string, params []string) []string {
+	out := slices.Clone(args)
+	out[1] += rules
+	return slices.Insert(out, slices.Index(out, "--"), params...)
 }
 
 func seatbeltPrivateParam(i int) string { return fmt.Sprintf("PRIVATE_%d", i) }
@@ -114,22 +115,17 @@ func seatbeltProtected(args []string, workspace string) []string {
 	if len(args) < 2 {
 		return args
 	}
-	out := slices.Clone(args)
 	var p strings.Builder
-	p.WriteString(out[1])
+	var params []string
 	p.WriteString("(deny file-write*")
-	for i := range protectedNames {
+	for i, path := range protectedPaths(workspace) {
 		fmt.Fprintf(&p, "\n  (subpath (param %q))", seatbeltProtectedParam(i))
+		params = append(params, "-D", seatbeltProtectedParam(i)+"="+path)
 	}
 	p.WriteString(")\n(deny file-write-unlink (literal (param \"PROTECTED_WORKSPACE\")) (literal (param \"PROTECTED_GIT\")))\n")
 	p.WriteString("(deny file-write-data (literal (param \"PROTECTED_GIT\")))\n")
-	out[1] = p.String()
-	var params []string
-	for i, path := range protectedPaths(workspace) {
-		params = append(params, "-D", seatbeltProtectedParam(i)+"="+path)
-	}
 	params = append(params, "-D", "PROTECTED_WORKSPACE="+workspace, "-D", "PROTECTED_GIT="+filepath.Join(workspace, gitName))
-	return slices.Insert(out, slices.Index(out, "--"), params...)
+	return seatbeltAdd(args, p.String(), params)
 }
 
 func seatbeltProtectedParam(i int) string { return fmt.Sprintf("PROTECTED_%d", i) }

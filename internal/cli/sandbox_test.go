@@ -1,10 +1,7 @@
 package cli_test
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superagents/superagents/internal/cli"
-	"github.com/superagents/superagents/internal/frontends"
 	"github.com/superagents/superagents/internal/sandboxtest"
 )
 
@@ -61,18 +56,7 @@ func TestCommandsCannotReadTheDataDirectory(t *testing.T) {
 	sandboxtest.RequireIsolation(t)
 	h := newHarness(t)
 	ws := t.TempDir()
-	script := filepath.Join(t.TempDir(), "script.toml")
-	writeFile(t, script, `[[rules]]
-contains = "peek"
-step = 1
-tool_calls = [{ name = "bash", input = { command = "ls -A '`+h.dataDir+`' | while read f; do echo \"entry:$f\"; done; echo listing done" } }]
-
-[[rules]]
-contains = "peek"
-after_tool = "bash"
-reply = "peeked"
-`)
-	h.env["SUPERAGENTS_OFFLINE_SCRIPT"] = script
+	h.env["SUPERAGENTS_OFFLINE_SCRIPT"] = peekScript(t, `ls -A '`+h.dataDir+`' | while read f; do echo \"entry:$f\"; done; echo listing done`)
 	h.ok("", "run", "--workspace", ws, "What is 2+2?") // the database exists
 	out := h.ok("", "run", "--workspace", ws, "--json", "peek")
 	if !strings.Contains(out, "listing done") {
@@ -94,49 +78,9 @@ func TestCommandsCannotReadTheServeTokenFile(t *testing.T) {
 	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	script := filepath.Join(t.TempDir(), "script.toml")
-	writeFile(t, script, `[[rules]]
-contains = "peek"
-step = 1
-tool_calls = [{ name = "bash", input = { command = "cat '`+tokenFile+`'; echo reading done" } }]
-
-[[rules]]
-contains = "peek"
-after_tool = "bash"
-reply = "peeked"
-`)
-	h.env["SUPERAGENTS_OFFLINE_SCRIPT"] = script
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	var stderr syncBuffer
-	exited := make(chan int, 1)
-	go func() {
-		exited <- frontends.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--model", "offline", "--token-file", tokenFile}, cli.Env{
-			Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr,
-			Getenv: func(k string) string { return h.env[k] },
-		})
-	}()
-	d := waitDiscovery(t, h.dataDir, exited, &stderr)
-	client := &http.Client{Transport: &http.Transport{}}
-	defer client.CloseIdleConnections()
-	call := func(method, path, body string, out any) {
-		t.Helper()
-		req, _ := http.NewRequest(method, d.URL+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		data, _ := io.ReadAll(res.Body)
-		if res.StatusCode >= 300 {
-			t.Fatalf("%s %s = %d %s", method, path, res.StatusCode, data)
-		}
-		if err := json.Unmarshal(data, out); err != nil {
-			t.Fatalf("%s %s: %v: %s", method, path, err, data)
-		}
-	}
+	h.env["SUPERAGENTS_OFFLINE_SCRIPT"] = peekScript(t, `cat '`+tokenFile+`'; echo reading done`)
+	api := startServe(t, h, token, "--workspace", t.TempDir(), "--model", "offline", "--token-file", tokenFile)
+	call := api.call
 	var task struct {
 		ID     string `json:"id"`
 		Status string `json:"status"`
@@ -160,6 +104,22 @@ reply = "peeked"
 	if strings.Contains(string(history), token) {
 		t.Fatalf("the command read the token file: %s", history)
 	}
-	stop()
-	<-exited
+}
+
+// peekScript writes an offline model's script that, asked to "peek", runs
+// command (TOML-escaped already) with bash, then answers "peeked".
+func peekScript(t *testing.T, command string) string {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "script.toml")
+	writeFile(t, script, `[[rules]]
+contains = "peek"
+step = 1
+tool_calls = [{ name = "bash", input = { command = "`+command+`" } }]
+
+[[rules]]
+contains = "peek"
+after_tool = "bash"
+reply = "peeked"
+`)
+	return script
 }

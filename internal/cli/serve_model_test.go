@@ -1,16 +1,11 @@
 package cli_test
 
 import (
-	"context"
-	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/superagents/superagents/internal/cli"
 	"github.com/superagents/superagents/internal/config"
-	"github.com/superagents/superagents/internal/frontends"
 )
 
 // TestServeModel: serve takes --model as run, chat and mcp do, and checks
@@ -29,33 +24,11 @@ func TestServeModel(t *testing.T) {
 		// offline model can answer.
 		h.env[config.EnvModel] = "anthropic/claude-sonnet-4-5"
 		token := h.ok("", "serve", "--print-token")
-		ctx, stop := context.WithCancel(context.Background())
-		defer stop()
-		var stderr syncBuffer
-		exited := make(chan int, 1)
-		go func() {
-			exited <- frontends.Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--model", "offline"}, cli.Env{
-				Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr,
-				Getenv: func(k string) string { return h.env[k] },
-			})
-		}()
-		d := waitDiscovery(t, h.dataDir, exited, &stderr)
-		client := &http.Client{Transport: &http.Transport{}}
-		defer client.CloseIdleConnections()
+		api := startServe(t, h, token, "--workspace", t.TempDir(), "--model", "offline")
 		call := func(path, body string) map[string]any {
 			t.Helper()
-			req, _ := http.NewRequest("POST", d.URL+path, strings.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+token)
-			req.Header.Set("Content-Type", "application/json")
-			res, err := client.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer res.Body.Close()
 			var out map[string]any
-			if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
-				t.Fatal(err)
-			}
+			api.call("POST", path, body, &out)
 			return out
 		}
 		sess := call("/v1/sessions", "{}")
@@ -63,9 +36,8 @@ func TestServeModel(t *testing.T) {
 		if got, _ := turn["turn"].(map[string]any); got == nil || got["answer"] != "2+2 equals 4." {
 			t.Fatalf("a turn = %v: want the offline model's answer", turn)
 		}
-		stop()
-		if code := <-exited; code != cli.ExitOK {
-			t.Fatalf("serve exited with %d: %s", code, stderr.String())
+		if code := api.shutdown(); code != cli.ExitOK {
+			t.Fatalf("serve exited with %d: %s", code, api.stderr.String())
 		}
 	})
 }

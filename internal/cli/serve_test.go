@@ -40,6 +40,71 @@ func waitDiscovery(t *testing.T, dir string, exited <-chan int, stderr *syncBuff
 	return httpapi.Discovery{}
 }
 
+// servedAPI is a serve command run in the test, and its API.
+type servedAPI struct {
+	t      *testing.T
+	url    string
+	token  string
+	client *http.Client
+	stderr *syncBuffer
+	exited chan int
+	stop   context.CancelFunc
+}
+
+// startServe runs serve with args (an address of its own is added) and
+// waits until it listens; token is the bearer its calls carry. It is
+// stopped when the test ends, if it has not been.
+func startServe(t *testing.T, h *harness, token string, args ...string) *servedAPI {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	s := &servedAPI{t: t, token: token, client: &http.Client{Transport: &http.Transport{}}, stderr: &syncBuffer{}, exited: make(chan int, 1), stop: stop}
+	go func() {
+		s.exited <- frontends.Main(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), cli.Env{
+			Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: s.stderr,
+			Getenv: func(k string) string { return h.env[k] },
+		})
+	}()
+	s.url = waitDiscovery(t, h.dataDir, s.exited, s.stderr).URL
+	t.Cleanup(func() {
+		if s.stop != nil {
+			s.shutdown()
+		}
+	})
+	return s
+}
+
+// call sends a JSON body (none when empty) and decodes the answer into
+// out, failing the test on an error status.
+func (s *servedAPI) call(method, path, body string, out any) {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := s.client.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	if res.StatusCode >= 300 {
+		s.t.Fatalf("%s %s = %d %s", method, path, res.StatusCode, data)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		s.t.Fatalf("%s %s: %v: %s", method, path, err, data)
+	}
+}
+
+// shutdown stops the server and returns its exit status.
+func (s *servedAPI) shutdown() int {
+	s.stop()
+	s.stop = nil
+	s.client.CloseIdleConnections()
+	return <-s.exited
+}
+
 func TestServe(t *testing.T) {
 	h := newHarness(t)
 	ws := t.TempDir()
