@@ -2,13 +2,12 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"regexp"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/superagents/superagents/internal/llm/llmtest"
+	"github.com/superagents/superagents/internal/stacktest"
 )
 
 // askingModel is a fake Anthropic server: the task prompted "pick a
@@ -17,35 +16,8 @@ import (
 func askingModel(t *testing.T) *llmtest.Server {
 	t.Helper()
 	srv := llmtest.NewAnthropic(t)
-	var asked atomic.Int32
-	srv.Handle(func(req llmtest.Request) llmtest.Reply {
-		if promptOf(req) != "pick a colour" {
-			return llmtest.Reply{Text: "Noted."}
-		}
-		if asked.Add(1) == 1 {
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "superagents_ask", Input: `{"question": "Which colour?", "choices": ["red", "blue"]}`}}}
-		}
-		if bytes.Contains(req.Body, []byte("The user answered: blue")) {
-			return llmtest.Reply{Text: "Blue it is."}
-		}
-		return llmtest.Reply{Text: "No answer came."}
-	})
+	srv.Handle(stacktest.SteerAndAskModel("", "pick a colour"))
 	return srv
-}
-
-// promptOf is the first user text of an Anthropic request.
-func promptOf(req llmtest.Request) string {
-	var body struct {
-		Messages []struct {
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"messages"`
-	}
-	if json.Unmarshal(req.Body, &body) != nil || len(body.Messages) == 0 || len(body.Messages[0].Content) == 0 {
-		return ""
-	}
-	return body.Messages[0].Content[0].Text
 }
 
 // TestTerminalTaskQuestion: a task launched from the chat asks a
@@ -83,7 +55,7 @@ func TestTerminalTaskQuestion(t *testing.T) {
 // user's answer.
 func answered(srv *llmtest.Server) bool {
 	for _, req := range srv.Requests() {
-		if promptOf(req) == "pick a colour" && bytes.Contains(req.Body, []byte("The user answered: blue")) {
+		if req.FirstText() == "pick a colour" && bytes.Contains(req.Body, []byte("The user answered: blue")) {
 			return true
 		}
 	}

@@ -6,12 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/superagents/superagents/internal/config"
 	"github.com/superagents/superagents/internal/llm/llmtest"
+	"github.com/superagents/superagents/internal/stacktest"
 )
 
 // The prompts of TestTaskSend's tasks: one works until the test releases
@@ -27,42 +27,8 @@ const (
 func sendModel(t *testing.T) *llmtest.Server {
 	srv := llmtest.NewAnthropic(t)
 	srv.APIKey = "test-key"
-	var worked, asked atomic.Int32
-	srv.Handle(func(req llmtest.Request) llmtest.Reply {
-		switch promptOf(req) {
-		case steeredPrompt:
-			if worked.Add(1) == 1 {
-				return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "bash", Input: `{"command": "while [ ! -e release ]; do sleep 0.02; done"}`}}}
-			}
-			return llmtest.Reply{Text: "Done as told."}
-		case askingPrompt:
-			if asked.Add(1) == 1 {
-				return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "superagents_ask", Input: `{"question": "Which colour?", "choices": ["red", "blue"]}`}}}
-			}
-			if bytes.Contains(req.Body, []byte("The user answered: blue")) {
-				return llmtest.Reply{Text: "Blue it is."}
-			}
-			return llmtest.Reply{Text: "No answer came."}
-		}
-		return llmtest.Reply{Text: "Noted."}
-	})
+	srv.Handle(stacktest.SteerAndAskModel(steeredPrompt, askingPrompt))
 	return srv
-}
-
-// promptOf is the first user text of an Anthropic request: a task's
-// prompt.
-func promptOf(req llmtest.Request) string {
-	var body struct {
-		Messages []struct {
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"messages"`
-	}
-	if req.Decode(&body) != nil || len(body.Messages) == 0 || len(body.Messages[0].Content) == 0 {
-		return ""
-	}
-	return body.Messages[0].Content[0].Text
 }
 
 // TestTaskSend: task send steers a running task (the message reaches its
@@ -232,7 +198,7 @@ func requestBodies(t *testing.T, srv *llmtest.Server, prompt string) [][]byte {
 	t.Helper()
 	var bodies [][]byte
 	for _, req := range srv.Requests() {
-		if promptOf(req) == prompt {
+		if req.FirstText() == prompt {
 			bodies = append(bodies, req.Body)
 		}
 	}

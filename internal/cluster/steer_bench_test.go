@@ -134,7 +134,7 @@ func reportLatencies(b *testing.B, latencies, calls []time.Duration) {
 func steerBenchModel(mode string, probe *steerProbe) func(llmtest.Request) llmtest.Reply {
 	var steps atomic.Int64
 	return func(r llmtest.Request) llmtest.Reply {
-		first := firstText(r)
+		first := r.FirstText()
 		switch {
 		case strings.Contains(first, childPrompt):
 			return llmtest.Reply{Fault: llmtest.Stall}

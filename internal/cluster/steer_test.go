@@ -238,37 +238,11 @@ func (c *steerCluster) nameOf(r sa.Runner) string {
 func (c *steerCluster) requestsOf(prompt string) []llmtest.Request {
 	var out []llmtest.Request
 	for _, r := range c.model.Requests() {
-		if strings.Contains(firstText(r), prompt) {
+		if strings.Contains(r.FirstText(), prompt) {
 			out = append(out, r)
 		}
 	}
 	return out
-}
-
-// firstText is the text of the first message of an Anthropic request:
-// the prompt of the task that made it.
-func firstText(r llmtest.Request) string {
-	var body struct {
-		Messages []struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	if r.Decode(&body) != nil || len(body.Messages) == 0 {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(body.Messages[0].Content, &s) == nil {
-		return s
-	}
-	var blocks []struct {
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(body.Messages[0].Content, &blocks)
-	var texts []string
-	for _, b := range blocks {
-		texts = append(texts, b.Text)
-	}
-	return strings.Join(texts, "\n")
 }
 
 // bashCall is a model's call of the bash tool.
@@ -316,7 +290,7 @@ func testSteerAcross(t *testing.T, url string) {
 	}
 	c := startSteerCluster(t, bin, nodes, url, "", func(r llmtest.Request) llmtest.Reply {
 		switch {
-		case !strings.Contains(firstText(r), steerPrompt):
+		case !strings.Contains(r.FirstText(), steerPrompt):
 			return llmtest.Reply{Text: "not the steered task"}
 		case bytes.Contains(r.Body, []byte(`"tool_result"`)):
 			return llmtest.Reply{Text: "done"}

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	sa "github.com/superagents/superagents"
 	"github.com/superagents/superagents/internal/config"
 	"github.com/superagents/superagents/internal/llm/llmtest"
+	"github.com/superagents/superagents/internal/stacktest"
 )
 
 // The prompts of the tasks of the /send tests: one works in bash until
@@ -26,25 +26,7 @@ const (
 func sendRig(t *testing.T) (*rig, *llmtest.Server) {
 	t.Helper()
 	srv := llmtest.NewAnthropic(t)
-	var worked, asked atomic.Int32
-	srv.Handle(func(req llmtest.Request) llmtest.Reply {
-		switch firstText(t, req) {
-		case workerPrompt:
-			if worked.Add(1) == 1 {
-				return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "bash", Input: `{"command": "while [ ! -e release ]; do sleep 0.02; done"}`}}}
-			}
-			return llmtest.Reply{Text: "Done as told."}
-		case askerPrompt:
-			if asked.Add(1) == 1 {
-				return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "superagents_ask", Input: `{"question": "Which colour?", "choices": ["red", "blue"]}`}}}
-			}
-			if bytes.Contains(req.Body, []byte("The user answered: blue")) {
-				return llmtest.Reply{Text: "Blue it is."}
-			}
-			return llmtest.Reply{Text: "No answer came."}
-		}
-		return llmtest.Reply{Text: "Noted."}
-	})
+	srv.Handle(stacktest.SteerAndAskModel(workerPrompt, askerPrompt))
 	eng := testRig(t, t.TempDir(), map[string]string{
 		"ANTHROPIC_API_KEY": "test-key", config.EnvAnthropicBaseURL: srv.BaseURL(), config.EnvModel: "anthropic/claude-test",
 	})
