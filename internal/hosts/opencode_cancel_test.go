@@ -1,7 +1,6 @@
 package hosts_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -13,12 +12,7 @@ import (
 // the same session that ends by itself does (OpenCode 1.18.33, with the
 // plugin installed by `superagents install opencode --global`).
 func TestOpenCodeWakeCancelled(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	sub := hosttest.NewSubModel(t)
-	h := newHost(t, hosttest.OpenCode, hosttest.Options{Script: wakeScript, Sub: sub})
-	installOpenCode(t, ctx, h)
-	srv := h.ServeOpenCode(t)
+	ctx, h, sub, srv := pluggedOpenCode(t)
 
 	sub.Hold()
 	c, r := h.RunAttached(ctx, srv.URL, "SESSION-C LAUNCH 1 AS C", "")

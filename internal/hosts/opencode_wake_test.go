@@ -149,17 +149,23 @@ func waitTasksEnded(t *testing.T, ctx context.Context, h *hosttest.Host, descrip
 	}
 }
 
-// install runs superagents install opencode --global in the host's home
-// and checks that OpenCode lists superagents as its MCP server.
-func installOpenCode(t *testing.T, ctx context.Context, h *hosttest.Host) {
+// pluggedOpenCode is OpenCode serving with superagents installed by
+// `superagents install opencode --global` (its plugin file checked), its
+// model scripted by wakeScript, and sub the sub-agents' model; ctx ends
+// with the test, or after 5 minutes.
+func pluggedOpenCode(t *testing.T) (ctx context.Context, h *hosttest.Host, sub *hosttest.SubModel, srv *hosttest.OpenCodeServer) {
 	t.Helper()
-	r := h.Superagents(ctx, "install", "opencode", "--global")
-	if r.Err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	sub = hosttest.NewSubModel(t)
+	h = newHost(t, hosttest.OpenCode, hosttest.Options{Script: wakeScript, Sub: sub})
+	if r := h.Superagents(ctx, "install", "opencode", "--global"); r.Err != nil {
 		t.Fatalf("superagents install opencode --global: %s", r)
 	}
 	if _, err := os.Stat(filepath.Join(h.Home, ".config", "opencode", "plugin", "superagents.ts")); err != nil {
-		t.Fatalf("install wrote no plugin: %v\n%s", err, r)
+		t.Fatalf("install wrote no plugin: %v", err)
 	}
+	return ctx, h, sub, h.ServeOpenCode(t)
 }
 
 // TestOpenCodeWake: a batch of two tasks that ends after the turn that
@@ -167,12 +173,7 @@ func installOpenCode(t *testing.T, ctx context.Context, h *hosttest.Host) {
 // session; a task that ends while OpenCode is not running starts no turn
 // when OpenCode starts again, and is told once, with the next message.
 func TestOpenCodeWake(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	sub := hosttest.NewSubModel(t)
-	h := newHost(t, hosttest.OpenCode, hosttest.Options{Script: wakeScript, Sub: sub})
-	installOpenCode(t, ctx, h)
-	srv := h.ServeOpenCode(t)
+	ctx, h, sub, srv := pluggedOpenCode(t)
 
 	sub.Hold()
 	a, r := h.RunAttached(ctx, srv.URL, "SESSION-A LAUNCH 2 AS A", "")
