@@ -86,7 +86,10 @@ GET /v1/sessions/{id}/cost answers.`,
 			if err != nil {
 				return err
 			}
-			st, _ := a.openStore(cmd.Context())
+			st, err := a.openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
 			prices, err := a.prices()
 			if err != nil {
 				return err
