@@ -114,3 +114,22 @@ func TestIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestMessageTexts: Text joins the visible text parts, HiddenText the
+// hidden ones (a notification's hint), each by blank lines, empty parts
+// left out.
+func TestMessageTexts(t *testing.T) {
+	msg := sa.Message{Parts: []sa.Part{
+		sa.TextPart("seen"),
+		{Type: sa.PartText, Hidden: true, Text: "for the model"},
+		{Type: sa.PartText, Hidden: true},
+		sa.TextPart("also seen"),
+		{Type: sa.PartText, Hidden: true, Text: "and more"},
+	}}
+	if got := msg.Text(); got != "seen\n\nalso seen" {
+		t.Errorf("Text = %q", got)
+	}
+	if got := msg.HiddenText(); got != "for the model\n\nand more" {
+		t.Errorf("HiddenText = %q", got)
+	}
+}

@@ -195,10 +195,18 @@ func (m Message) Validate() error {
 }
 
 // Text returns the message's visible text parts joined by blank lines.
-func (m Message) Text() string {
+func (m Message) Text() string { return m.texts(false) }
+
+// HiddenText returns the message's hidden text parts (what its model
+// reads and a person is not shown: a notification's hint) joined by
+// blank lines.
+func (m Message) HiddenText() string { return m.texts(true) }
+
+// texts joins the text parts that are hidden or not by blank lines.
+func (m Message) texts(hidden bool) string {
 	var out []byte
 	for _, p := range m.Parts {
-		if p.Type != PartText || p.Hidden || p.Text == "" {
+		if p.Type != PartText || p.Hidden != hidden || p.Text == "" {
 			continue
 		}
 		if len(out) > 0 {

@@ -2,12 +2,11 @@ package mcpserver
 
 import (
 	"context"
-	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	sa "github.com/superagents/superagents"
+	"github.com/superagents/superagents/internal/runtime"
 	"github.com/superagents/superagents/internal/tasktools"
 )
 
@@ -51,29 +50,9 @@ func (s *Server) takeNotices(ctx context.Context, ss *mcp.ServerSession) []strin
 	}
 	if n := len(since); n > 0 {
 		c.checked = since[n-1].ID
-	}
-	// A clear hides what came before it, as it does in the history.
-	for i, m := range slices.Backward(since) {
-		if m.Kind == sa.KindClear {
-			since = since[i+1:]
-			break
-		}
-	}
-	var notices []string
-	for _, m := range since {
-		if m.Kind != sa.KindNotification {
-			continue
-		}
-		text := m.Text()
-		if hint := hiddenText(m); hint != "" {
-			text += "\n" + hint
-		}
-		notices = append(notices, text)
-	}
-	if len(since) > 0 {
 		s.delivered(ctx, c, c.checked)
 	}
-	return notices
+	return runtime.Notices(since)
 }
 
 // noticesText is the notices as they start a result's text.

@@ -9,7 +9,6 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -86,7 +85,7 @@ func (s *Server) forward(ctx context.Context, cursor *events.Cursor) {
 // notify sends one task notification to its client: the visible text, the
 // hint for the model, and the task it is about.
 func (s *Server) notify(ctx context.Context, c *client, msg sa.Message, t sa.Task, known bool) {
-	data := map[string]any{"text": msg.Text(), "hint": hiddenText(msg), "session_id": msg.SessionID}
+	data := map[string]any{"text": msg.Text(), "hint": msg.HiddenText(), "session_id": msg.SessionID}
 	level := mcp.LoggingLevel("notice")
 	if known {
 		data["task_id"], data["status"], data["description"] = t.ID, t.Status, t.Description
@@ -99,15 +98,4 @@ func (s *Server) notify(ctx context.Context, c *client, msg sa.Message, t sa.Tas
 	if err := c.ss.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: LoggerName, Data: data}); err != nil {
 		s.log.Debug("task notification not delivered", "session", msg.SessionID, "error", err)
 	}
-}
-
-// hiddenText is a message's text meant for the model only.
-func hiddenText(m sa.Message) string {
-	var parts []string
-	for _, p := range m.Parts {
-		if p.Type == sa.PartText && p.Hidden && p.Text != "" {
-			parts = append(parts, p.Text)
-		}
-	}
-	return strings.Join(parts, "\n\n")
 }

@@ -7,8 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	sa "github.com/superagents/superagents"
 )
 
 func TestTitle(t *testing.T) {
@@ -58,16 +56,4 @@ func FuzzTitle(f *testing.F) {
 			}
 		}
 	})
-}
-
-func TestHiddenText(t *testing.T) {
-	msg := sa.Message{Parts: []sa.Part{
-		sa.TextPart("seen"),
-		{Type: sa.PartText, Hidden: true, Text: "for the model"},
-		{Type: sa.PartText, Hidden: true},
-		{Type: sa.PartText, Hidden: true, Text: "and more"},
-	}}
-	if got := hiddenText(msg); got != "for the model\n\nand more" {
-		t.Fatalf("hiddenText = %q", got)
-	}
 }

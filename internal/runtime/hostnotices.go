@@ -48,8 +48,17 @@ func (ss Sessions) TakeNotices(ctx context.Context, host, hostSessionID string) 
 	if err != nil || len(since) == 0 {
 		return nil, err
 	}
-	upTo := since[len(since)-1].ID
-	// A clear hides what came before it, as it does in the history.
+	if _, err := ss.DeliverNotices(ctx, link, since[len(since)-1].ID); err != nil {
+		return nil, err
+	}
+	return Notices(since), nil
+}
+
+// Notices returns the notices among a session's messages, oldest first:
+// its task notifications after the newest clear (a clear hides what came
+// before it, as it does in the history), each its visible line and its
+// hint for the model, as tool answers and host wakes carry them.
+func Notices(since []sa.Message) []string {
 	for i, m := range slices.Backward(since) {
 		if m.Kind == sa.KindClear {
 			since = since[i+1:]
@@ -58,26 +67,16 @@ func (ss Sessions) TakeNotices(ctx context.Context, host, hostSessionID string) 
 	}
 	var notices []string
 	for _, m := range since {
-		if m.Kind == sa.KindNotification {
-			notices = append(notices, noticeText(m))
+		if m.Kind != sa.KindNotification {
+			continue
 		}
-	}
-	if _, err := ss.DeliverNotices(ctx, link, upTo); err != nil {
-		return nil, err
-	}
-	return notices, nil
-}
-
-// noticeText is a notification's visible text followed by its hidden
-// hint for the model.
-func noticeText(m sa.Message) string {
-	parts := []string{m.Text()}
-	for _, p := range m.Parts {
-		if p.Type == sa.PartText && p.Hidden && p.Text != "" {
-			parts = append(parts, p.Text)
+		text := m.Text()
+		if hint := m.HiddenText(); hint != "" {
+			text += "\n" + hint
 		}
+		notices = append(notices, text)
 	}
-	return strings.Join(parts, "\n")
+	return notices
 }
 
 // WakeMark is the id of the newest task notification of a session that
