@@ -72,7 +72,8 @@ func probeIsolation() (isolation, error) {
 	return isolation{}, fmt.Errorf("this system gives commands no namespaces of their own (%w)", errors.Join(errs...))
 }
 
-// try starts the launcher in the namespaces, hiding a directory, and
+// try starts the launcher in the namespaces, making the mounts a command
+// gets (a directory hidden, one kept in place, one kept read-only), and
 // reports whether it could confine itself.
 func (iso isolation) try(self string) error {
 	dir, err := os.MkdirTemp("", "superagents-probe-")
@@ -80,7 +81,13 @@ func (iso isolation) try(self string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	spec, err := json.Marshal(rules{Network: true, Isolate: true, Private: []string{dir}, Probe: true})
+	hidden, kept := filepath.Join(dir, "hidden"), filepath.Join(dir, "kept")
+	for _, d := range []string{hidden, kept} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return err
+		}
+	}
+	spec, err := json.Marshal(rules{Network: true, Isolate: true, Private: []string{hidden}, Pin: []string{dir}, ReadOnly: []string{kept}, Probe: true})
 	if err != nil {
 		return err
 	}
