@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -59,7 +58,7 @@ func benchSteer(b *testing.B, bin, mode, where string) {
 	if where == "postgres/2nodes" {
 		url, nodes = pgtest.URL(b), 2
 	}
-	probe := &steerProbe{}
+	probe := &llmtest.Arrival{}
 	c := startSteerCluster(b, bin, nodes, url, "[limits]\nmax_steps = 1000000\n", steerBenchModel(mode, probe))
 	launcher := connectMCP(b, c.nodes[0])
 	prompt := steerBenchPrompt + " " + mode
@@ -91,7 +90,7 @@ func benchSteer(b *testing.B, bin, mode, where string) {
 		b.StopTimer()
 		time.Sleep(pause + rand.N(spread))
 		marker := fmt.Sprintf("steer-note-%d-%d", i, rand.Int64())
-		arrived := probe.expect(marker)
+		arrived := probe.Expect(func(r llmtest.Request) bool { return bytes.Contains(r.Body, []byte(marker)) })
 		b.StartTimer()
 		start := time.Now()
 		sender.call("superagents_send", map[string]any{"task_id": id, "message": "Note " + marker + "."})
@@ -131,7 +130,7 @@ func reportLatencies(b *testing.B, latencies, calls []time.Duration) {
 // steered task runs 0.2 s commands (steps), or launches a task whose
 // model stalls and ends its turn, saying so again at each wake
 // (waiting). probe hears of every request of the steered task.
-func steerBenchModel(mode string, probe *steerProbe) func(llmtest.Request) llmtest.Reply {
+func steerBenchModel(mode string, probe *llmtest.Arrival) func(llmtest.Request) llmtest.Reply {
 	var steps atomic.Int64
 	return func(r llmtest.Request) llmtest.Reply {
 		first := r.FirstText()
@@ -141,7 +140,7 @@ func steerBenchModel(mode string, probe *steerProbe) func(llmtest.Request) llmte
 		case !strings.Contains(first, steerBenchPrompt):
 			return llmtest.Reply{Text: "not the steered task"}
 		}
-		probe.saw(r)
+		probe.Saw(r)
 		switch {
 		case mode == "steps":
 			// Each call its own: the same call made again and again is
@@ -152,30 +151,5 @@ func steerBenchModel(mode string, probe *steerProbe) func(llmtest.Request) llmte
 			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "superagents_task", Input: raw}}}
 		}
 		return llmtest.Reply{Text: "waiting for the child task"}
-	}
-}
-
-// steerProbe tells when the first model request carrying a marker came.
-type steerProbe struct {
-	mu     sync.Mutex
-	marker string
-	at     chan time.Time
-}
-
-// expect returns the channel that tells when a request first carries
-// marker.
-func (p *steerProbe) expect(marker string) <-chan time.Time {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.marker, p.at = marker, make(chan time.Time, 1)
-	return p.at
-}
-
-func (p *steerProbe) saw(r llmtest.Request) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.marker != "" && bytes.Contains(r.Body, []byte(p.marker)) {
-		p.at <- r.Received
-		p.marker = ""
 	}
 }

@@ -27,15 +27,20 @@ import (
 // delivered, and read by the model in the run's last request. None is
 // accepted and lost, and the task completes.
 func TestSendRacesTheEnd(t *testing.T) {
-	first := &firstAsk{}
+	// When the task of each round first asks its model (its prompt
+	// starts with the round's).
+	first := &llmtest.Arrival{}
 	h := newHarness(t, func(r llmtest.Request) llmtest.Reply {
-		first.saw(t, r)
+		first.Saw(r)
 		return llmtest.Reply{Text: "done", HeaderDelay: time.Millisecond}
 	})
 	parent := h.parent(user("parent: hi"))
 	launch := func(round int) (sa.Task, string, <-chan time.Time) {
 		prompt := fmt.Sprintf("race-%d: answer", round)
-		asked := first.expect(prompt)
+		asked := first.Expect(func(r llmtest.Request) bool {
+			texts := facts(t, r).Texts
+			return len(texts) > 0 && strings.HasPrefix(texts[0], prompt)
+		})
 		return h.launch(parent.ID, tasks.LaunchRequest{Description: fmt.Sprintf("race %d", round), Prompt: prompt}), prompt, asked
 	}
 	// How long a run takes from its model request to its ending, here.
@@ -108,31 +113,6 @@ func sendWhileItEnds(t *testing.T, m *tasks.Manager, asked <-chan time.Time, id 
 	}
 	wg.Wait()
 	return sent, refused
-}
-
-// firstAsk tells when the task of each round first asks its model (its
-// prompt starts with the round's).
-type firstAsk struct {
-	mu     sync.Mutex
-	prompt string
-	asked  chan time.Time
-}
-
-// expect returns the channel that tells when prompt's task first asks.
-func (f *firstAsk) expect(prompt string) <-chan time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.prompt, f.asked = prompt, make(chan time.Time, 1)
-	return f.asked
-}
-
-func (f *firstAsk) saw(t testing.TB, r llmtest.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if texts := facts(t, r).Texts; f.prompt != "" && len(texts) > 0 && strings.HasPrefix(texts[0], f.prompt) {
-		f.asked <- r.Received
-		f.prompt = ""
-	}
 }
 
 // checkDelivered checks that every text sent to a task is in its session
